@@ -1,0 +1,101 @@
+"""The browser side: sqlite-wasm and the embedding worker, reached through ``pyodide.ffi``.
+
+The retrieval worker registers a JS module ``readingroom_host`` before importing us:
+
+- ``exec(sql)``: run a script; ``query(sql, params)``: one statement, rows as arrays,
+  blobs as ``Uint8Array`` (oo1 binds a blob only from a ``Uint8Array``);
+- ``embed(texts)`` -> Promise<Float32Array n*dim>; ``countTokens(texts)`` -> Promise<Int32Array>;
+- ``progress(json)``: forwards an event to the page.
+
+Values cross the boundary as plain arrays and typed arrays, never as long-lived proxies,
+so nothing leaks across thousands of calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
+
+import readingroom_host as host  # type: ignore[import-not-found]
+
+from ..errors import EmbedderError, StorageError
+
+
+def _to_js_param(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return to_js(memoryview(value).cast("B"))  # -> Uint8Array
+    return value
+
+
+def _row_to_py(row: list) -> tuple:
+    return tuple(bytes(v) if isinstance(v, memoryview) else v for v in row)
+
+
+class BrowserStore:
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def execute_script(self, sql: str) -> None:
+        try:
+            host.exec(sql)
+        except JsException as e:
+            raise StorageError(str(e)) from e
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        js_params = to_js([_to_js_param(p) for p in params])
+        try:
+            rows = host.query(sql, js_params)
+        except JsException as e:
+            raise StorageError(str(e)) from e
+        try:
+            return [_row_to_py(r) for r in rows.to_py()]
+        finally:
+            rows.destroy()
+
+    def close(self) -> None:  # the worker owns the database handle
+        pass
+
+
+def open_store(kind: str = "opfs", **_: Any) -> BrowserStore:
+    return BrowserStore(kind)
+
+
+class BrowserEmbedder:
+    def __init__(self, model_id: str, dim: int, max_tokens: int):
+        self.model_id, self.dim, self.max_tokens = model_id, dim, max_tokens
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        try:
+            arr = await host.embed(to_js(list(texts)))
+        except JsException as e:
+            raise EmbedderError(str(e)) from e
+        try:
+            flat = np.asarray(arr.to_py(), dtype=np.float32)
+        finally:
+            arr.destroy()
+        return flat.reshape(len(texts), self.dim)
+
+    async def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
+        try:
+            arr = await host.countTokens(to_js(list(texts)))
+        except JsException as e:
+            raise EmbedderError(str(e)) from e
+        try:
+            return [int(x) for x in arr.to_py()]
+        finally:
+            arr.destroy()
+
+
+def make_embedder(model_dir: Any = None, *, model_id: str, dim: int, max_tokens: int,
+                  **_: Any) -> BrowserEmbedder:
+    return BrowserEmbedder(model_id, dim, max_tokens)
+
+
+def report_progress(event: str) -> None:
+    host.progress(event)

@@ -1,0 +1,60 @@
+"""Typed errors.
+
+Only two families exist on purpose: problems with what the user handed us (``BadInput``
+and its children), which the app shows as a message, and problems with the machine
+(``StorageError``, ``EmbedderError``, ``ExtensionMissing``), which the app turns into a
+state the user can act on. "No results" is never an error: it is a ``reason``.
+"""
+
+from __future__ import annotations
+
+
+class ReadingRoomError(Exception):
+    """Base class; ``kind`` is a stable machine-readable name for the page and the CLI."""
+
+    kind = "error"
+
+    def to_dict(self) -> dict:
+        return {"type": self.kind, "message": str(self)}
+
+
+class BadInput(ReadingRoomError):
+    kind = "bad_input"
+
+
+class NotText(BadInput):
+    """The bytes are not UTF-8 text (binary, or another encoding we do not guess)."""
+
+    kind = "not_text"
+
+
+class EmptyDocument(BadInput):
+    kind = "empty_document"
+
+
+class DocumentTooLarge(BadInput):
+    kind = "too_large"
+
+
+class StorageError(ReadingRoomError):
+    kind = "storage"
+
+
+class ModelMismatch(ReadingRoomError):
+    """The index was built by another embedding model or dimension; vectors must not be mixed."""
+
+    kind = "model_mismatch"
+
+
+class EmbedderError(ReadingRoomError):
+    kind = "embed_failed"
+
+
+class ExtensionMissing(ReadingRoomError):
+    """sqlite-vec or FTS5 is not loaded: a programming/packaging error, never a user one."""
+
+    kind = "extension_missing"
+
+
+class Cancelled(ReadingRoomError):
+    kind = "cancelled"

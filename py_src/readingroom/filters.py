@@ -1,0 +1,67 @@
+"""Filters as SQL: fixed fragments with ``?`` parameters, never user text in the SQL.
+
+The fragments refer to ``c`` (chunks) and ``d`` (documents), which every candidate query
+joins, so a filter means the same thing in the vector leg and the lexical leg.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .records import Filters
+
+
+def _in(column: str, values: tuple) -> tuple[str, list[Any]]:
+    return f"{column} IN ({', '.join('?' * len(values))})", list(values)
+
+
+def where(f: Filters) -> tuple[str, list[Any]]:
+    """A WHERE body (``1`` when nothing is filtered) and its parameters."""
+    parts: list[str] = []
+    params: list[Any] = []
+
+    def add(sql: str, ps: list[Any]) -> None:
+        parts.append(sql)
+        params.extend(ps)
+
+    if f.doc_ids:
+        add(*_in("d.id", tuple(int(i) for i in f.doc_ids)))
+    if f.doc_names:
+        add(*_in("d.name", f.doc_names))
+    if f.doc_types:
+        add(*_in("d.doc_type", f.doc_types))
+    if f.source_types:
+        add(*_in("d.source_type", f.source_types))
+    for tag in f.tags:
+        add("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc_id = d.id AND t.tag = ?)", [tag])
+    for key, value in f.metadata:
+        # json_extract gives SQL values; compare JSON-encoded to keep types exact.
+        add("json_quote(json_extract(d.meta, ?)) = json_quote(json(?))",
+            ["$." + json.dumps(str(key)), json.dumps(value)])
+    if f.date_from:
+        add("d.date >= ?", [f.date_from])
+    if f.date_to:
+        add("d.date <= ?", [f.date_to])
+    return (" AND ".join(parts) or "1"), params
+
+
+def from_dict(d: dict | None) -> Filters:
+    """Filters from the JSON the page and the CLI send; unknown keys are an error."""
+    if not d:
+        return Filters()
+    known = set(Filters.__dataclass_fields__)
+    unknown = set(d) - known
+    if unknown:
+        from .errors import BadInput
+
+        raise BadInput(f"unknown filter(s): {', '.join(sorted(unknown))}")
+    kw: dict[str, Any] = {}
+    for k, v in d.items():
+        if k == "metadata":
+            kw[k] = tuple(sorted((str(a), b) for a, b in dict(v).items()))
+        elif k in ("date_from", "date_to"):
+            kw[k] = v
+        else:
+            kw[k] = tuple(v) if isinstance(v, (list, tuple)) else (v,)
+    return Filters(**kw)

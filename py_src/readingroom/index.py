@@ -1,0 +1,163 @@
+"""The stored index: documents, chunks, vectors, FTS rows and provenance, through ``Store``.
+
+Every write that touches a document happens inside one transaction, so a crash, a full
+disk or a dead worker leaves either the old document or the new one, never half of each.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from . import sql
+from .chunking import CHUNKER_VERSION
+from .errors import ExtensionMissing, ModelMismatch, StorageError
+from .records import Chunk
+from .seams import Store
+
+
+@dataclass(frozen=True)
+class Provenance:
+    model_id: str
+    dim: int
+    chunker_version: str = CHUNKER_VERSION
+    schema_version: int = sql.SCHEMA_VERSION
+
+    def as_meta(self) -> dict[str, str]:
+        return {
+            "model_id": self.model_id,
+            "dim": str(self.dim),
+            "chunker_version": self.chunker_version,
+            "schema_version": str(self.schema_version),
+        }
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    id: int
+    name: str
+    doc_type: str
+    size: int
+    added_at: str
+    content_hash: str
+    chunks: int
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+class Index:
+    """One SQLite database holding one workspace's documents."""
+
+    def __init__(self, store: Store, provenance: Provenance):
+        self.store = store
+        self.provenance = provenance
+        try:
+            store.query(sql.EXTENSIONS)
+        except StorageError as e:
+            raise ExtensionMissing(f"sqlite-vec is not loaded in this SQLite: {e}") from e
+        self.stored_provenance = self._open()
+        # A mismatch does not stop lexical search; it stops mixing vectors.
+        self.mismatch: str | None = self._compare(self.stored_provenance)
+
+    def _open(self) -> dict[str, str]:
+        meta = dict(self.store.query(sql.GET_META)) if self._has_schema() else {}
+        if not meta:
+            with self.transaction():
+                self.store.execute_script(sql.schema(self.provenance.dim))
+                for k, v in self.provenance.as_meta().items():
+                    self.store.query(sql.SET_META, (k, v))
+            meta = self.provenance.as_meta()
+        return meta
+
+    def _has_schema(self) -> bool:
+        rows = self.store.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'")
+        return bool(rows)
+
+    def _compare(self, meta: dict[str, str]) -> str | None:
+        want = self.provenance.as_meta()
+        diffs = [f"{k}: index has {meta.get(k)!r}, app uses {want[k]!r}"
+                 for k in ("model_id", "dim", "chunker_version") if meta.get(k) != want[k]]
+        return "; ".join(diffs) or None
+
+    def require_compatible(self) -> None:
+        if self.mismatch:
+            raise ModelMismatch(f"this index was built differently ({self.mismatch}); re-index to use it")
+
+    # -- transactions ----------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.store.execute_script("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            try:
+                self.store.execute_script("ROLLBACK")
+            except StorageError:
+                pass  # the failed statement may already have ended the transaction
+            raise
+        self.store.execute_script("COMMIT")
+
+    # -- documents -------------------------------------------------------------------------
+    def find(self, name: str) -> tuple[int, str] | None:
+        rows = self.store.query(sql.DOC_BY_NAME, (name,))
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def replace_document(self, *, name: str, doc_type: str, content_hash: str, size: int,
+                         meta: dict, chunks: Sequence[Chunk], vectors: np.ndarray,
+                         text_hashes: Sequence[str]) -> int:
+        """Insert a document with its chunks and vectors, replacing any of the same name."""
+        self.require_compatible()
+        if len(chunks) != len(vectors) or len(chunks) != len(text_hashes):
+            raise ValueError("one vector and one hash per chunk")
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        tags = meta.get("tags") or []
+        with self.transaction():
+            old = self.find(name)
+            if old:
+                self._delete(old[0])
+            doc_id = self.store.query(sql.INSERT_DOC, (
+                name, doc_type, content_hash, size,
+                datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                meta.get("source_type"), meta.get("date"), json.dumps(meta, sort_keys=True),
+            ))[0][0]
+            for tag in tags:
+                self.store.query(sql.INSERT_TAG, (doc_id, str(tag)))
+            for ch, vec, th in zip(chunks, vecs, text_hashes):
+                cid = self.store.query(sql.INSERT_CHUNK, (
+                    doc_id, ch.doc_index, ch.page, ch.start, ch.end,
+                    json.dumps(list(ch.heading_path)), " > ".join(ch.heading_path),
+                    ch.token_count, ch.text, th,
+                ))[0][0]
+                self.store.query(sql.INSERT_VECTOR, (cid, vec.tobytes()))
+        return doc_id
+
+    def _delete(self, doc_id: int) -> None:
+        self.store.query(sql.DELETE_DOC_CHUNKS, (doc_id,))
+        self.store.query(sql.DELETE_DOC_TAGS, (doc_id,))
+        self.store.query(sql.DELETE_DOC, (doc_id,))
+
+    def delete_document(self, doc_id: int) -> bool:
+        with self.transaction():
+            existed = bool(self.store.query("SELECT 1 FROM documents WHERE id = ?", (doc_id,)))
+            self._delete(doc_id)
+        return existed
+
+    def documents(self) -> list[StoredDocument]:
+        return [StoredDocument(*r) for r in self.store.query(sql.LIST_DOCS)]
+
+    def counts(self) -> tuple[int, int]:
+        docs, chunks = self.store.query(sql.COUNTS)[0]
+        return int(docs), int(chunks)
+
+    def vector(self, chunk_id: int) -> np.ndarray | None:
+        rows = self.store.query(sql.GET_VECTOR, (chunk_id,))
+        return np.frombuffer(rows[0][0], dtype=np.float32) if rows else None
+
+    def integrity(self) -> str:
+        return str(self.store.query("PRAGMA integrity_check")[0][0])

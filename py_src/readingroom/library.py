@@ -1,0 +1,84 @@
+"""``Library``: the public face of one index, the same natively and in the browser."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Sequence
+
+from . import model_files, retrieve as _retrieve
+from ._compat import make_embedder, open_store
+from .chunking import ChunkSettings
+from .errors import ReadingRoomError
+from .index import Index, Provenance, StoredDocument
+from .ingest import NewDocument, Outcome, add_documents
+from .options import Options
+from .records import Hit
+from .retrieve import RetrievalResult
+from .seams import Embedder, Store
+
+
+class Library:
+    def __init__(self, index: Index, embedder: Embedder | None,
+                 chunking: ChunkSettings = ChunkSettings()):
+        self.index = index
+        self.embedder = embedder
+        self.chunking = chunking
+
+    @classmethod
+    def open(cls, path: str | os.PathLike = ":memory:", *, model_dir: str | None = None,
+             embedder: Embedder | None = None, store: Store | None = None,
+             storage_kind: str | None = None) -> "Library":
+        """Open (or create) an index. Natively ``path`` is a file; in the browser the
+        worker's database is used and ``storage_kind`` says where it lives."""
+        if embedder is None:
+            embedder = make_embedder(model_dir, model_id=model_files.MODEL_ID,
+                                     dim=model_files.DIM, max_tokens=model_files.MAX_TOKENS)
+        if store is None:
+            store = open_store(path) if storage_kind is None else open_store(kind=storage_kind)
+        index = Index(store, Provenance(model_id=embedder.model_id, dim=embedder.dim))
+        return cls(index, embedder)
+
+    async def add(self, docs: Sequence[NewDocument],
+                  progress: Callable[[dict], None] = lambda e: None,
+                  cancelled: Callable[[], bool] = lambda: False) -> list[Outcome]:
+        if self.embedder is None:
+            from .errors import EmbedderError
+
+            raise EmbedderError("no embedder: documents cannot be added")
+        return await add_documents(self.index, self.embedder, docs, self.chunking, progress, cancelled)
+
+    async def retrieve(self, query: str, options: Options | dict | None = None,
+                       cancelled: Callable[[], bool] = lambda: False) -> RetrievalResult:
+        opts = options if isinstance(options, Options) else Options.from_dict(options)
+        return await _retrieve.retrieve(self.index, self.embedder, query, opts, cancelled)
+
+    async def get_context(self, query: str, options: Options | dict | None = None) -> str:
+        return _retrieve.get_context(await self.retrieve(query, options))
+
+    def similar(self, chunk_id: int, k: int = 8) -> list[Hit]:
+        return _retrieve.similar(self.index, chunk_id, k)
+
+    def delete(self, doc_id: int) -> bool:
+        return self.index.delete_document(doc_id)
+
+    def documents(self) -> list[StoredDocument]:
+        return self.index.documents()
+
+    def status(self) -> dict:
+        try:
+            docs, chunks = self.index.counts()
+        except ReadingRoomError as e:
+            return {"error": e.to_dict()}
+        meta = self.index.stored_provenance
+        return {
+            "documents": docs,
+            "chunks": chunks,
+            "model": {"id": meta.get("model_id"), "dim": int(meta.get("dim", 0))},
+            "app_model": {"id": self.index.provenance.model_id, "dim": self.index.provenance.dim},
+            "chunker_version": meta.get("chunker_version"),
+            "mismatch": self.index.mismatch,
+            "storage": self.index.store.kind,
+        }
+
+    def close(self) -> None:
+        self.index.store.close()

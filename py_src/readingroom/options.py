@@ -1,0 +1,73 @@
+"""Retrieval settings: one frozen dataclass, built from the JSON the page and CLI send."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from .errors import BadInput
+from .filters import from_dict as filters_from_dict
+from .records import Filters
+from .rerank import Boost
+
+MAX_QUERY_CHARS = 2000  # longer text is cut (and said so in stats): no one types more
+
+
+@dataclass(frozen=True)
+class Options:
+    k: int = 8  # chunks kept after reranking, before merging into spans
+    mode: str = "hybrid"  # hybrid | vector | lexical
+    candidates: int = 100  # per leg
+    fusion: str = "rrf"  # rrf | linear
+    rrf_k: int = 60
+    weights: tuple[float, float] = (1.0, 1.0)  # vector, lexical
+    normalisation: str = "minmax"  # for linear fusion: minmax | zscore | sigmoid | none
+    floor: float = 0.25  # minimum cosine similarity in the vector leg
+    filters: Filters = field(default_factory=Filters)
+    boosts: tuple[Boost, ...] = ()
+    cap_key: str | None = "doc"  # diversity: at most cap_per_key hits per value of this key
+    cap_per_key: int = 3
+    mmr_lambda: float | None = None
+    budget: int = 1200
+    reserve: int = 0
+    documents: int = 20  # document-level candidates returned
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["weights"] = list(self.weights)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> "Options":
+        d = dict(d or {})
+        names = {f.name for f in fields(cls)}
+        unknown = set(d) - names
+        if unknown:
+            raise BadInput(f"unknown option(s): {', '.join(sorted(unknown))}")
+        kw: dict[str, Any] = {}
+        for k, v in d.items():
+            if k == "filters":
+                kw[k] = filters_from_dict(v)
+            elif k == "boosts":
+                kw[k] = tuple(Boost.from_dict(b) for b in v or ())
+            elif k == "weights":
+                kw[k] = (float(v[0]), float(v[1]))
+            else:
+                kw[k] = v
+        opts = cls(**kw)
+        opts.check()
+        return opts
+
+    def check(self) -> None:
+        if self.mode not in ("hybrid", "vector", "lexical"):
+            raise BadInput(f"mode must be hybrid, vector or lexical, not {self.mode!r}")
+        if self.fusion not in ("rrf", "linear"):
+            raise BadInput(f"fusion must be rrf or linear, not {self.fusion!r}")
+        if self.normalisation not in ("minmax", "zscore", "sigmoid", "none"):
+            raise BadInput(f"unknown normalisation {self.normalisation!r}")
+        for name in ("k", "candidates", "budget", "cap_per_key", "documents"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 1:
+                raise BadInput(f"{name} must be a positive whole number, not {v!r}")
+        if self.candidates > 4096:
+            raise BadInput("candidates must be at most 4096")

@@ -1,0 +1,103 @@
+"""Plain dataclasses passed between the pure stages of retrieval.
+
+They carry no behaviour beyond small conveniences, so that every stage (fuse, rerank,
+merge, pack) is a function from values to values and can be tested without a database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document, sized for the embedding model, with where it came from."""
+
+    doc_index: int  # position within the document (0-based)
+    text: str
+    start: int  # character offsets into the decoded source text
+    end: int
+    heading_path: tuple[str, ...] = ()
+    page: int | None = None
+    token_count: int = 0
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a caller may restrict a search to; empty means everything."""
+
+    doc_ids: tuple[int, ...] = ()
+    doc_names: tuple[str, ...] = ()
+    doc_types: tuple[str, ...] = ()
+    source_types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # a document matches when it has every tag listed
+    metadata: tuple[tuple[str, Any], ...] = ()  # equality on document metadata keys
+    date_from: str | None = None  # ISO dates, compared as text, inclusive
+    date_to: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return any(
+            (self.doc_ids, self.doc_names, self.doc_types, self.source_types, self.tags,
+             self.metadata, self.date_from, self.date_to)
+        )
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One chunk as a retrieval candidate, with every number that explains its rank."""
+
+    chunk_id: int
+    doc_id: int
+    doc_name: str
+    doc_type: str
+    chunk_index: int
+    text: str
+    start: int
+    end: int
+    text_hash: str
+    token_count: int
+    heading_path: tuple[str, ...] = ()
+    page: int | None = None
+    meta: dict = field(default_factory=dict)
+    vector_rank: int | None = None  # 1-based rank in the vector leg
+    vector_sim: float | None = None  # cosine similarity
+    lexical_rank: int | None = None
+    lexical_score: float | None = None  # -bm25, larger is better
+    fused: float = 0.0
+    boosts: dict = field(default_factory=dict)  # name -> factor applied
+    score: float = 0.0  # fused x boosts: what final order uses
+    dropped: str | None = None  # why it is not in the results: floor, cap, duplicate, budget
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["heading_path"] = list(self.heading_path)
+        return d
+
+
+@dataclass(frozen=True)
+class Span:
+    """Adjacent chunks of one document merged into one passage, in document order."""
+
+    doc_id: int
+    doc_name: str
+    doc_type: str
+    chunk_ids: tuple[int, ...]
+    text: str
+    start: int
+    end: int
+    score: float  # best score among its chunks
+    chunk_index: int  # smallest chunk index
+    page: int | None
+    heading_paths: tuple[tuple[str, ...], ...]
+    text_hash: str
+    token_count: int
+    meta: dict = field(default_factory=dict)
+    trimmed: bool = False
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["chunk_ids"] = list(self.chunk_ids)
+        d["heading_paths"] = [list(p) for p in self.heading_paths]
+        return d

@@ -1,0 +1,214 @@
+"""The retrieval orchestrator: embed, search both legs, fuse, rerank, merge, pack.
+
+All I/O goes through the ``Index`` (storage seam) and the ``Embedder``; every step in
+between is a pure function from the modules named after it. Failures degrade rather
+than raise: no vectors means a lexical answer with a ``reason``, no database means an
+empty answer with reason ``error``. Exceptions are kept for programming errors.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+
+from . import fuse, merge, pack, rerank, search
+from .errors import Cancelled, EmbedderError, StorageError
+from .index import Index
+from .options import MAX_QUERY_CHARS, Options
+from .records import Filters, Hit, Span
+from .seams import Embedder
+
+SNIPPET_CHARS = 360
+EVIDENCE_MIN = 50
+
+
+@dataclass(frozen=True)
+class DocumentCandidate:
+    doc_id: int
+    name: str
+    doc_type: str
+    score: float
+    chunk_id: int
+    snippet: str
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class RetrievalResult:
+    query: str
+    results: list[Span] = field(default_factory=list)
+    documents: list[DocumentCandidate] = field(default_factory=list)
+    evidence: list[Hit] = field(default_factory=list)
+    packed: pack.Packed = field(default_factory=pack.Packed)
+    reason: str | None = None
+    stats: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "query": self.query,
+            "results": [s.to_dict() for s in self.results],
+            "documents": [d.to_dict() for d in self.documents],
+            "evidence": [h.to_dict() for h in self.evidence],
+            "packed": self.packed.to_dict(),
+            "context": pack.context_text(self.packed),
+            "reason": self.reason,
+            "stats": self.stats,
+        }
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut) + "…"
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t0 = self.last = time.perf_counter()
+        self.ms: dict[str, float] = {}
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.ms[stage] = round(self.ms.get(stage, 0.0) + (now - self.last) * 1000, 3)
+        self.last = now
+
+    def total(self) -> dict[str, float]:
+        return {**self.ms, "total": round((time.perf_counter() - self.t0) * 1000, 3)}
+
+
+def documents_of(hits: list[Hit], limit: int) -> list[DocumentCandidate]:
+    """Each document once, at the score of its best chunk, best first."""
+    best: dict[int, Hit] = {}
+    for h in hits:  # hits arrive best first
+        best.setdefault(h.doc_id, h)
+    return [DocumentCandidate(h.doc_id, h.doc_name, h.doc_type, h.score, h.chunk_id, snippet(h.text))
+            for h in list(best.values())[:limit]]
+
+
+async def retrieve(index: Index, embedder: Embedder | None, query: str,
+                   options: Options = Options(),
+                   cancelled: Callable[[], bool] = lambda: False) -> RetrievalResult:
+    clock = _Clock()
+    text = " ".join(query.split())
+    if not text:
+        return RetrievalResult(query=query, reason="empty_query", stats={"timings_ms": clock.total()})
+    truncated = len(text) > MAX_QUERY_CHARS
+    text = text[:MAX_QUERY_CHARS]
+    reason = None
+
+    def check() -> None:
+        if cancelled():
+            raise Cancelled("a newer query replaced this one")
+
+    qvec = None
+    if options.mode != "lexical":
+        if index.mismatch:
+            reason = "model_mismatch"
+        elif embedder is None:
+            reason = "embed_failed"
+        else:
+            try:
+                qvec = (await embedder.embed([text]))[0]
+            except EmbedderError:
+                reason = "embed_failed"
+        clock.lap("embed")
+        check()
+    try:
+        vec: list[tuple[int, float]] = []
+        floored: list[tuple[int, float]] = []
+        if qvec is not None:
+            vec = search.vector_candidates(index.store, qvec, options.candidates, options.filters)
+            vec, floored = rerank.floor_vector_leg(vec, options.floor)
+        clock.lap("vector")
+        lex: list[tuple[int, float]] = []
+        if options.mode != "vector":
+            lex = search.lexical_candidates(index.store, text, options.candidates, options.filters)
+        clock.lap("lexical")
+        check()
+        ids = sorted({c for c, _ in vec} | {c for c, _ in lex} | {c for c, _ in floored})
+        bases = search.hits_for(index.store, ids)
+        mmr_vectors = ({h.chunk_id: index.vector(h.chunk_id) for h in bases.values()}
+                       if options.mmr_lambda is not None else {})
+        clock.lap("hydrate")
+    except StorageError as e:
+        return RetrievalResult(query=query, reason="error",
+                               stats={"error": str(e), "timings_ms": clock.total()})
+
+    if options.fusion == "rrf":
+        fused = fuse.rrf(vec, lex, bases, k=options.rrf_k, weights=options.weights)
+    else:
+        fused = fuse.linear(vec, lex, bases, weights=options.weights, how=options.normalisation)
+    clock.lap("fuse")
+
+    ranked = rerank.apply_boosts(fused, options.boosts)
+    unique, duplicates = merge.drop_duplicates(ranked)
+    pool = unique
+    if options.mmr_lambda is not None:
+        pool = rerank.mmr(unique, mmr_vectors, k=len(unique), lam=options.mmr_lambda)
+    if options.cap_key:
+        chosen, capped = rerank.diversity_cap(pool, options.cap_key, options.cap_per_key, options.k)
+    else:
+        chosen, capped = list(pool[: options.k]), []
+    clock.lap("rerank")
+
+    spans = merge.drop_duplicate_spans(merge.merge_adjacent(chosen))
+    clock.lap("merge")
+    packed = pack.pack(spans, options.budget, options.reserve)
+    clock.lap("pack")
+
+    in_budget = {c for s in packed.spans for c in s.chunk_ids}
+    chosen_ids = {h.chunk_id for h in chosen}
+    why = {h.chunk_id: h.dropped for h in duplicates + capped}
+    evidence = []
+    for h in ranked[: max(EVIDENCE_MIN, options.k * 5)]:
+        reason_dropped = why.get(h.chunk_id)
+        if reason_dropped is None and h.chunk_id not in chosen_ids:
+            reason_dropped = "rank"
+        elif reason_dropped is None and h.chunk_id not in in_budget:
+            reason_dropped = "budget"
+        evidence.append(replace(h, dropped=reason_dropped))
+    for cid, sim in floored:
+        if cid in bases and all(e.chunk_id != cid for e in evidence):
+            evidence.append(replace(bases[cid], vector_sim=sim, dropped="floor"))
+
+    stats = {
+        "timings_ms": clock.total(),
+        "counts": {"vector": len(vec), "floored": len(floored), "lexical": len(lex),
+                   "fused": len(fused), "chosen": len(chosen), "spans": len(spans),
+                   "packed": len(packed.spans)},
+        "query_truncated": truncated,
+        "options": options.to_dict(),
+        "model": embedder.model_id if embedder else None,
+    }
+    if index.mismatch:
+        stats["mismatch"] = index.mismatch
+    return RetrievalResult(
+        query=query, results=spans, documents=documents_of(ranked, options.documents),
+        evidence=evidence, packed=packed, reason=reason, stats=stats,
+    )
+
+
+def get_context(result: RetrievalResult) -> str:
+    return pack.context_text(result.packed)
+
+
+def similar(index: Index, chunk_id: int, k: int = 8) -> list[Hit]:
+    """Chunks nearest to a stored chunk, excluding the chunk itself."""
+    vec = index.vector(chunk_id)
+    if vec is None:
+        return []
+    near = [(c, s) for c, s in search.vector_candidates(index.store, vec, k + 1, Filters())
+            if c != chunk_id][:k]
+    bases = search.hits_for(index.store, [c for c, _ in near])
+    return [replace(bases[c], vector_rank=i, vector_sim=s, score=s)
+            for i, (c, s) in enumerate(near, start=1) if c in bases]
+
+
+__all__ = ["RetrievalResult", "DocumentCandidate", "retrieve", "get_context", "similar"]

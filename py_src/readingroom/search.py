@@ -1,0 +1,87 @@
+"""Candidates from the two legs: vector KNN through ``vec0`` and BM25 through FTS5.
+
+A filtered search must never come back short when enough matching chunks exist. When the
+filter leaves few chunks we compute exact distances over just those; otherwise we
+over-fetch from the KNN index in proportion to how selective the filter is, and widen
+until we have enough or have seen everything.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from . import filters as filters_sql
+from . import sql
+from .fts import match_expression
+from .records import Filters, Hit
+from .seams import Store
+
+VEC0_MAX_K = 4096  # sqlite-vec's limit on k in one KNN query
+EXACT_BELOW = 4000  # a filter allowing fewer chunks than this is searched exhaustively
+
+
+def _as_blob(qvec: np.ndarray) -> bytes:
+    return np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
+
+
+def vector_candidates(store: Store, qvec: np.ndarray, n: int, f: Filters) -> list[tuple[int, float]]:
+    """``(chunk_id, cosine similarity)``, best first, at most ``n``."""
+    blob = _as_blob(qvec)
+    if not f.active:
+        rows = store.query(sql.KNN, (blob, min(n, VEC0_MAX_K)))
+        return [(int(r), 1.0 - float(d)) for r, d in rows]
+    where, params = filters_sql.where(f)
+    allowed = int(store.query(sql.COUNT_ALLOWED.format(where=where), params)[0][0])
+    if allowed == 0:
+        return []
+    total = int(store.query("SELECT count(*) FROM chunks")[0][0])
+    if allowed > EXACT_BELOW:
+        allowed_ids = None
+        k = min(VEC0_MAX_K, max(n, n * (total // allowed + 1) * 2))
+        while True:
+            rows = store.query(sql.KNN, (blob, k))
+            if allowed_ids is None:
+                allowed_ids = {int(r[0]) for r in store.query(sql.ALLOWED.format(where=where), params)}
+            hits = [(int(r), 1.0 - float(d)) for r, d in rows if int(r) in allowed_ids]
+            if len(hits) >= n or k >= total:
+                return hits[:n]
+            if k >= VEC0_MAX_K:
+                break  # the index cannot give more in one query: go exact
+            k = min(VEC0_MAX_K, k * 2)
+    rows = store.query(
+        sql.KNN_WITHIN.format(allowed=sql.ALLOWED.format(where=where)), (blob, *params, n)
+    )
+    return [(int(r), 1.0 - float(d)) for r, d in rows]
+
+
+def lexical_candidates(store: Store, text: str, n: int, f: Filters) -> list[tuple[int, float]]:
+    """``(chunk_id, -bm25)``, best first, at most ``n``; empty when no word survives escaping."""
+    expr = match_expression(text)
+    if expr is None:
+        return []
+    if f.active:
+        where, params = filters_sql.where(f)
+        clause = "AND f.rowid IN (" + sql.ALLOWED.format(where=where) + ")"
+    else:
+        clause, params = "", []
+    rows = store.query(sql.FTS.format(filter=clause), (expr, *params, n))
+    return [(int(r), -float(s)) for r, s in rows]
+
+
+def hits_for(store: Store, ids: list[int]) -> dict[int, Hit]:
+    """The stored rows behind candidate ids, as bare ``Hit``s (no scores yet)."""
+    out: dict[int, Hit] = {}
+    for start in range(0, len(ids), 500):  # stay far below SQLite's parameter limit
+        part = ids[start : start + 500]
+        rows = store.query(sql.CHUNK_ROWS.format(ids=", ".join("?" * len(part))), part)
+        for (cid, doc_id, name, doc_type, idx, text, s, e, th, tc, hp, page, meta,
+             source_type, date) in rows:
+            out[int(cid)] = Hit(
+                chunk_id=int(cid), doc_id=int(doc_id), doc_name=name, doc_type=doc_type,
+                chunk_index=int(idx), text=text, start=int(s), end=int(e), text_hash=th,
+                token_count=int(tc), heading_path=tuple(json.loads(hp)), page=page,
+                meta=json.loads(meta),
+            )
+    return out

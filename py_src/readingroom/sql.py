@@ -1,0 +1,139 @@
+"""The schema and every SQL statement: the single source of truth for native and browser.
+
+Both sides run these exact strings, through the ``Store`` seam, on SQLite with sqlite-vec
+and FTS5. Chunk text lives once, in ``chunks``; the FTS5 index is an external-content
+table and the vectors live in a ``vec0`` table. Triggers keep both in step with
+``chunks`` so that a delete of a document's chunks, inside one transaction, removes all
+three and nothing can be left half-written.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+# The vector dimension is part of the table definition, so the schema is a template.
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS documents (
+    id           INTEGER PRIMARY KEY,
+    name         TEXT NOT NULL UNIQUE,
+    doc_type     TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    size         INTEGER NOT NULL,
+    added_at     TEXT NOT NULL,
+    source_type  TEXT,
+    date         TEXT,
+    meta         TEXT NOT NULL DEFAULT '{{}}'
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id           INTEGER PRIMARY KEY,
+    doc_id       INTEGER NOT NULL REFERENCES documents(id),
+    idx          INTEGER NOT NULL,
+    page         INTEGER,
+    start_char   INTEGER NOT NULL,
+    end_char     INTEGER NOT NULL,
+    heading_path TEXT NOT NULL DEFAULT '[]',
+    heading      TEXT NOT NULL DEFAULT '',
+    token_count  INTEGER NOT NULL,
+    text         TEXT NOT NULL,
+    text_hash    TEXT NOT NULL,
+    UNIQUE (doc_id, idx)
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, idx);
+CREATE TABLE IF NOT EXISTS doc_tags (
+    doc_id INTEGER NOT NULL REFERENCES documents(id),
+    tag    TEXT NOT NULL,
+    PRIMARY KEY (doc_id, tag)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    text, heading,
+    content='chunks', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
+    embedding float[{dim}] distance_metric=cosine
+);
+CREATE TRIGGER IF NOT EXISTS chunks_after_insert AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text, heading) VALUES (new.id, new.text, new.heading);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_after_delete AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, heading)
+        VALUES ('delete', old.id, old.text, old.heading);
+    DELETE FROM chunks_vec WHERE rowid = old.id;
+END;
+"""
+
+
+def schema(dim: int) -> str:
+    return SCHEMA.format(dim=int(dim))
+
+
+# -- provenance --------------------------------------------------------------------------
+GET_META = "SELECT key, value FROM meta"
+SET_META = "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+EXTENSIONS = "SELECT vec_version()"
+
+# -- documents ---------------------------------------------------------------------------
+DOC_BY_NAME = "SELECT id, content_hash FROM documents WHERE name = ?"
+INSERT_DOC = """
+INSERT INTO documents(name, doc_type, content_hash, size, added_at, source_type, date, meta)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+"""
+INSERT_TAG = "INSERT OR IGNORE INTO doc_tags(doc_id, tag) VALUES (?, ?)"
+DELETE_DOC_CHUNKS = "DELETE FROM chunks WHERE doc_id = ?"
+DELETE_DOC_TAGS = "DELETE FROM doc_tags WHERE doc_id = ?"
+DELETE_DOC = "DELETE FROM documents WHERE id = ?"
+LIST_DOCS = """
+SELECT d.id, d.name, d.doc_type, d.size, d.added_at, d.content_hash,
+       (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) AS chunks
+FROM documents d ORDER BY d.name
+"""
+COUNTS = "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)"
+
+# -- chunks ------------------------------------------------------------------------------
+INSERT_CHUNK = """
+INSERT INTO chunks(doc_id, idx, page, start_char, end_char, heading_path, heading,
+                   token_count, text, text_hash)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+"""
+INSERT_VECTOR = "INSERT INTO chunks_vec(rowid, embedding) VALUES (?, ?)"
+GET_VECTOR = "SELECT embedding FROM chunks_vec WHERE rowid = ?"
+
+# Rows for a set of chunk ids; {ids} is a list of ? placeholders.
+CHUNK_ROWS = """
+SELECT c.id, c.doc_id, d.name, d.doc_type, c.idx, c.text, c.start_char, c.end_char,
+       c.text_hash, c.token_count, c.heading_path, c.page, d.meta, d.source_type, d.date
+FROM chunks c JOIN documents d ON d.id = c.doc_id
+WHERE c.id IN ({ids})
+"""
+
+# -- candidates --------------------------------------------------------------------------
+# The plain KNN over everything: vec0 answers it from its own index.
+KNN = """
+SELECT rowid, distance FROM chunks_vec
+WHERE embedding MATCH ? AND k = ?
+ORDER BY distance
+"""
+# Exact distances over an explicit set of chunks: used when a filter is selective, so a
+# filtered search is never short of results that exist. {allowed} is a SELECT of ids.
+KNN_WITHIN = """
+SELECT v.rowid, vec_distance_cosine(v.embedding, ?) AS distance
+FROM chunks_vec v
+WHERE v.rowid IN ({allowed})
+ORDER BY distance, v.rowid
+LIMIT ?
+"""
+# BM25 over chunk text and heading; bm25() is negative, smaller is better.
+FTS = """
+SELECT f.rowid, bm25(chunks_fts, 1.0, 0.5) AS rank
+FROM chunks_fts f
+WHERE chunks_fts MATCH ? {filter}
+ORDER BY rank, f.rowid
+LIMIT ?
+"""
+# The chunks a filter allows; {where} is built by ``filters.where`` from fixed fragments.
+ALLOWED = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {where}"
+COUNT_ALLOWED = "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {where}"

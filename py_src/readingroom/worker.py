@@ -1,0 +1,104 @@
+"""Entry points for the browser's retrieval worker: JSON in, JSON out.
+
+The JS worker calls these coroutines and nothing else; keeping the boundary to strings
+means no Python object outlives a call on the JS side. Errors the user can act on come
+back as ``{"error": {"type", "message"}}`` rather than as exceptions, so the page can
+show the message as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import ReadingRoomError
+from .ingest import NewDocument
+from .library import Library
+
+_library: Library | None = None
+_latest_query = 0
+_cancelled_ingest = False
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _error(e: ReadingRoomError) -> str:
+    return _dump({"error": e.to_dict()})
+
+
+def _progress(event: dict) -> None:
+    from ._compat._in_pyodide import report_progress
+
+    report_progress(_dump(event))
+
+
+def _lib() -> Library:
+    if _library is None:
+        raise ReadingRoomError("the library is not open yet")
+    return _library
+
+
+async def open(config_json: str) -> str:  # noqa: A001 - the worker's verb
+    """Open the worker's database. ``config``: ``{"storage": "opfs"|"memory"}``."""
+    global _library
+    config = json.loads(config_json or "{}")
+    try:
+        _library = Library.open(storage_kind=config.get("storage", "memory"))
+    except ReadingRoomError as e:
+        return _error(e)
+    return _dump(_library.status())
+
+
+async def add_documents(docs_json: str) -> str:
+    global _cancelled_ingest
+    _cancelled_ingest = False
+    try:
+        docs = [NewDocument(name=d.get("name", ""), text=d.get("text"),
+                            doc_type=d.get("type"), meta=d.get("meta") or {},
+                            pages=tuple(d["pages"]) if d.get("pages") is not None else None)
+                for d in json.loads(docs_json)]
+        outcomes = await _lib().add(docs, progress=_progress, cancelled=lambda: _cancelled_ingest)
+    except ReadingRoomError as e:
+        return _error(e)
+    return _dump({"documents": [o.to_dict() for o in outcomes], "status": _lib().status()})
+
+
+def cancel_ingest() -> None:
+    global _cancelled_ingest
+    _cancelled_ingest = True
+
+
+async def query(text: str, options_json: str = "{}", query_id: int = 0) -> str:
+    """Retrieve; a query started later (a larger ``query_id``) makes this one stop early."""
+    global _latest_query
+    _latest_query = max(_latest_query, int(query_id))
+    try:
+        result = await _lib().retrieve(
+            text, json.loads(options_json or "{}"),
+            cancelled=lambda: int(query_id) < _latest_query,
+        )
+    except ReadingRoomError as e:
+        return _error(e)
+    return _dump(result.to_dict())
+
+
+def cancel_queries_before(query_id: int) -> None:
+    global _latest_query
+    _latest_query = max(_latest_query, int(query_id))
+
+
+async def delete_document(doc_id: int) -> str:
+    try:
+        return _dump({"deleted": _lib().delete(int(doc_id)), "status": _lib().status()})
+    except ReadingRoomError as e:
+        return _error(e)
+
+
+async def documents() -> str:
+    return _dump([d.to_dict() for d in _lib().documents()])
+
+
+async def status() -> str:
+    return _dump(_lib().status())
