@@ -1,0 +1,192 @@
+// Page entry: starts the two workers, wires the UI, and exposes window.readingroom for automation.
+//
+//   window.readingroom.ready               Promise<status>, resolves once Python and the model are up
+//   window.readingroom.addDocuments(input) input: [{name, text}] | FileList | File[] -> Python's report
+//                                          (plus `rejected_files` for files refused before Python)
+//   window.readingroom.query(text, opts)   -> the JSON Python's readingroom.worker.query returns
+//   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
+
+import { readDocuments } from './files.js';
+import { setupOffline } from './offline.js';
+import { rpcClient } from './rpc.js';
+import * as ui from './ui.js';
+
+const state = {
+  state: 'starting', // starting | locked | ready | error
+  offlineReady: false,
+  version: null,
+  storage: null,
+  storageNote: '',
+  embedder: null,
+  error: null,
+};
+
+function onProgress(event) {
+  if (event?.type !== 'progress') return;
+  if (event.stage === 'python') ui.setStep('python', 'active', event.status ?? '');
+  else if (event.stage === 'model') {
+    ui.setStep('model', 'active', event.percent !== undefined ? `${event.status} ${event.percent}%` : event.status ?? '');
+  } else if (event.stage === 'locked') {
+    state.state = 'locked';
+    ui.showNotice(`${event.message}. Close Reading Room there to continue here; this tab will carry on by itself.`, 'warning');
+  } else if (event.stage === 'database') {
+    ui.showStorage(event.storage, event.storageNote);
+  } else {
+    ui.showActivity(event.message ?? event.status ?? event.stage ?? '');
+  }
+}
+
+function workerFailed(name) {
+  return (event) => {
+    event.preventDefault?.();
+    fail({ type: 'worker', message: `The ${name} could not start (${event.message || 'script error'}). Reload the page to try again.` });
+  };
+}
+
+let rejectReady;
+function fail(error) {
+  state.state = 'error';
+  state.error = error;
+  ui.setPhase('error');
+  ui.showNotice(error.message ?? String(error));
+  rejectReady?.(error);
+}
+
+let retrieval = null;
+
+async function boot() {
+  const manifest = await (await fetch('build-manifest.json')).json();
+  state.version = manifest.version;
+  setupOffline(manifest.version, (change) => {
+    if ('offlineReady' in change) state.offlineReady = change.offlineReady;
+    ui.showOffline(change);
+  });
+
+  const embedWorker = new Worker('embed-worker.js', { type: 'module', name: 'readingroom-embedder' });
+  const retrievalWorker = new Worker('retrieval-worker.js', { type: 'module', name: 'readingroom-retrieval' });
+  embedWorker.addEventListener('error', workerFailed('embedding worker'));
+  retrievalWorker.addEventListener('error', workerFailed('retrieval worker'));
+  const embedder = rpcClient(embedWorker, onProgress);
+  retrieval = rpcClient(retrievalWorker, onProgress);
+
+  // The retrieval worker asks the embedder for vectors directly, over its own channel.
+  const channel = new MessageChannel();
+  await embedder('connect', { port: channel.port1 }, [channel.port1]);
+  const storage = new URLSearchParams(location.search).get('storage') === 'memory' ? 'memory' : 'opfs';
+  const { dim, max_tokens, id } = manifest.model;
+  const [embedInfo, status] = await Promise.all([
+    embedder('start').then((info) => {
+      ui.setStep('model', 'done', `${info.model}, ${(info.loadMs / 1000).toFixed(1)} s`);
+      return info;
+    }),
+    retrieval(
+      'start',
+      { embedPort: channel.port2, wheel: manifest.wheel, model: { id, dim, max_tokens }, storage },
+      [channel.port2],
+    ).then((s) => {
+      ui.setStep('python', 'done', '');
+      return s;
+    }),
+  ]);
+  state.embedder = embedInfo;
+  state.storage = status.storage;
+  state.storageNote = status.storageNote ?? '';
+  state.state = 'ready';
+  ui.setStep('ready', 'done', '');
+  ui.setPhase('ready');
+  ui.showNotice('');
+  ui.showStorage(state.storage, state.storageNote);
+  ui.showCounts(status);
+  return publicStatus(status);
+}
+
+function publicStatus(pythonStatus = {}) {
+  return {
+    ...pythonStatus,
+    state: state.state,
+    offlineReady: state.offlineReady,
+    version: state.version,
+    embedder: state.embedder,
+    storageNote: state.storageNote,
+    ...(state.error ? { error: state.error } : {}),
+  };
+}
+
+const ready = new Promise((resolve, reject) => {
+  rejectReady = reject;
+  boot().then(resolve, (err) => fail({ type: err?.type ?? 'error', message: err?.message ?? String(err) }));
+});
+ready.catch(() => {}); // shown on the page; automation sees the rejection through `ready`
+
+async function addDocuments(input) {
+  await ready;
+  const items = typeof Blob !== 'undefined' && input instanceof Blob ? [input] : input;
+  const { docs, rejected } = await readDocuments(items);
+  const report = docs.length ? await retrieval('addDocuments', { docs }) : {};
+  return rejected.length ? { ...report, rejected_files: rejected } : report;
+}
+
+async function query(text, options = {}) {
+  await ready;
+  return retrieval('query', { text: String(text ?? ''), options });
+}
+
+async function status() {
+  if (state.state !== 'ready') return publicStatus({ storage: state.storage });
+  return publicStatus(await retrieval('status'));
+}
+
+window.readingroom = Object.freeze({ ready, addDocuments, query, status });
+
+// --- UI wiring --------------------------------------------------------------------------------
+
+async function addFromUser(files) {
+  if (!files?.length) return;
+  ui.showActivity(`Adding ${files.length} file${files.length === 1 ? '' : 's'}…`);
+  try {
+    const report = await addDocuments(Array.from(files));
+    const messages = (report.rejected_files ?? []).map((r) => ({ text: r.message }));
+    for (const problem of report.errors ?? report.rejected ?? []) {
+      messages.push({ text: problem.message ?? `${problem.name}: ${problem.type ?? 'not added'}` });
+    }
+    ui.showFileMessages(messages);
+    ui.showActivity('');
+    ui.showCounts(await status());
+  } catch (err) {
+    ui.showActivity('');
+    ui.showFileMessages([{ text: err.message ?? String(err) }]);
+  }
+}
+
+function wire() {
+  const input = document.getElementById('file-input');
+  input.addEventListener('change', () => {
+    addFromUser(Array.from(input.files));
+    input.value = '';
+  });
+  const zone = document.getElementById('drop-zone');
+  for (const name of ['dragenter', 'dragover']) {
+    zone.addEventListener(name, (e) => {
+      e.preventDefault();
+      zone.classList.add('dragging');
+    });
+  }
+  zone.addEventListener('dragleave', () => zone.classList.remove('dragging'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('dragging');
+    addFromUser(Array.from(e.dataTransfer?.files ?? []));
+  });
+
+  document.getElementById('query-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const text = document.getElementById('query').value;
+    try {
+      ui.showResults(await query(text));
+    } catch (err) {
+      ui.showNotice(err.message ?? String(err));
+    }
+  });
+}
+
+wire();

@@ -1,0 +1,92 @@
+// The embedding worker: one warmed all-MiniLM-L6-v2 pipeline for the whole page.
+//
+// The page asks it to 'start' (resolves once the model is loaded and warmed) and hands it one end
+// of a MessageChannel with 'connect'; the retrieval worker holds the other end and sends 'embed'
+// and 'countTokens' there directly, so vectors never pass through the page.
+
+import { env, pipeline } from './vendor/transformers/transformers.js';
+import { Transfer, rpcServe } from './rpc.js';
+
+const MODEL = 'all-MiniLM-L6-v2';
+const DIM = 384;
+const MAX_TOKENS = 256; // same cap as the native side; the shipped tokenizer files disagree (128/512)
+const BATCH = 16; // bounds the padded [batch, tokens] tensors
+
+const vendor = new URL('./vendor/transformers/', import.meta.url);
+env.allowRemoteModels = false; // never reach for the Hugging Face hub
+env.allowLocalModels = true;
+// A path, not a full URL: transformers.js only probes local files (e.g. whether a tokenizer exists)
+// for paths; with an http(s) URL here it concludes there is no tokenizer at all.
+env.localModelPath = new URL('./models/', import.meta.url).pathname;
+env.useBrowserCache = false; // the service worker already caches the model files
+// Keep ORT off blob: URLs (a CSP will forbid them): it imports the factory from our origin.
+env.useWasmCache = false;
+const wasm = env.backends.onnx.wasm;
+// transformers.js points wasmPaths at a CDN on import; overwrite its keys, keep the object.
+if (!wasm.wasmPaths || typeof wasm.wasmPaths !== 'object') wasm.wasmPaths = {};
+wasm.wasmPaths.mjs = new URL('ort-wasm-simd-threaded.mjs', vendor).href;
+wasm.wasmPaths.wasm = new URL('ort-wasm-simd-threaded.wasm', vendor).href;
+wasm.numThreads = 1; // threads need cross-origin isolation, which a static host may not give
+
+function progress(event) {
+  self.postMessage({ type: 'progress', stage: 'model', ...event });
+}
+
+async function load() {
+  const started = performance.now();
+  progress({ status: 'loading' });
+  // No progress_callback: with one, transformers.js GETs every file once more just to learn its
+  // size, which for a local path means a second full download of the 23 MB model.
+  const extractor = await pipeline('feature-extraction', MODEL, { dtype: 'q8' });
+  // model_max_length is a getter over the tokenizer config, so set it there.
+  extractor.tokenizer.config.model_max_length = MAX_TOKENS;
+  progress({ status: 'warming up' });
+  await extractor(['warm up'], { pooling: 'mean', normalize: true });
+  return { extractor, loadMs: Math.round(performance.now() - started) };
+}
+
+const loaded = load();
+loaded.catch(() => {}); // reported through 'start'; avoid an unhandled-rejection warning
+
+function asStrings(texts) {
+  if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) {
+    throw Object.assign(new Error('texts must be an array of strings'), { type: 'bad_request' });
+  }
+  return texts;
+}
+
+async function embed({ texts }) {
+  const { extractor } = await loaded;
+  asStrings(texts);
+  const out = new Float32Array(texts.length * DIM);
+  for (let i = 0; i < texts.length; i += BATCH) {
+    const batch = texts.slice(i, i + BATCH);
+    const tensor = await extractor(batch, { pooling: 'mean', normalize: true });
+    out.set(tensor.data, i * DIM);
+    tensor.dispose?.();
+  }
+  return new Transfer(out, [out.buffer]);
+}
+
+async function countTokens({ texts }) {
+  const { extractor } = await loaded;
+  asStrings(texts);
+  const counts = Int32Array.from(texts, (t) => extractor.tokenizer.encode(t, { add_special_tokens: false }).length);
+  return new Transfer(counts, [counts.buffer]);
+}
+
+async function start() {
+  const { loadMs } = await loaded;
+  return { model: MODEL, dim: DIM, maxTokens: MAX_TOKENS, loadMs };
+}
+
+const portHandlers = { embed, countTokens };
+rpcServe(self, {
+  start,
+  connect: ({ port }) => {
+    rpcServe(port, portHandlers);
+    return true;
+  },
+  // The page may embed directly too (diagnostics, tests).
+  ...portHandlers,
+});

@@ -1,0 +1,43 @@
+// Registers the service worker and reports whether this build is fully cached for offline use.
+
+const PREFIX = 'readingroom-';
+
+async function precacheComplete(version) {
+  const name = PREFIX + version;
+  if (!(await caches.has(name))) return false; // caches.open would create it empty
+  const cache = await caches.open(name);
+  return Boolean(await cache.match(new URL('__precache-complete__', location.href).href));
+}
+
+/**
+ * onChange receives {offlineReady, progress?, updateReady?, error?} whenever that changes.
+ * `version` is the build this page runs (from build-manifest.json).
+ */
+export async function setupOffline(version, onChange) {
+  if (!('serviceWorker' in navigator) || !('caches' in self)) {
+    onChange({ offlineReady: false, error: 'this browser cannot keep the app for offline use' });
+    return;
+  }
+  const check = async () => {
+    const registration = await navigator.serviceWorker.getRegistration();
+    const active = registration?.active?.state === 'activated';
+    onChange({ offlineReady: active && (await precacheComplete(version)) });
+  };
+  navigator.serviceWorker.addEventListener('message', (event) => {
+    const msg = event.data ?? {};
+    if (msg.type === 'sw-progress') onChange({ progress: { done: msg.done, total: msg.total } });
+    if (msg.type === 'sw-activated') {
+      if (msg.version === version) check();
+      else onChange({ offlineReady: false, updateReady: true });
+    }
+  });
+  navigator.serviceWorker.addEventListener('controllerchange', check);
+  try {
+    await navigator.serviceWorker.register('sw.js');
+  } catch (err) {
+    onChange({ offlineReady: false, error: `offline cache unavailable: ${err.message}` });
+    return;
+  }
+  await navigator.serviceWorker.ready;
+  await check();
+}

@@ -1,0 +1,136 @@
+// The retrieval worker: Pyodide running readingroom, over SQLite in OPFS.
+//
+// All retrieval logic is Python (readingroom.worker). This file loads the runtimes, hands Python
+// the `readingroom_host` module (SQL, embeddings, progress) and relays the page's requests.
+
+import { loadPyodide } from './vendor/pyodide/pyodide.mjs';
+import { errorInfo, rpcClient, rpcServe } from './rpc.js';
+import { openDatabase, sqlHost } from './sqlite-host.js';
+
+const here = (path) => new URL(path, import.meta.url).href;
+
+let pyodide = null;
+let api = null; // the readingroom.worker coroutines, once started
+let storage = null; // {storage, storageNote}
+
+function progress(stage, fields = {}) {
+  self.postMessage({ ...fields, type: 'progress', stage });
+}
+
+async function loadPython(wheel) {
+  progress('python', { status: 'loading Python' });
+  const py = await loadPyodide({
+    indexURL: here('./vendor/pyodide/'),
+    stdout: (line) => console.log('[python]', line),
+    stderr: (line) => console.warn('[python]', line),
+  });
+  progress('python', { status: 'loading numpy' });
+  // Resolved through our trimmed pyodide-lock.json; Pyodide checks each wheel's sha256.
+  await py.loadPackage('numpy', { messageCallback: () => {} });
+  progress('python', { status: 'installing readingroom' });
+  // A wheel URL installs as-is: no dependency resolution, so no index is ever consulted.
+  await py.loadPackage(here(wheel), { messageCallback: () => {} });
+  return py;
+}
+
+/** Python values crossing into JS arrive as proxies unless Python converted them already. */
+function jsList(value) {
+  if (Array.isArray(value)) return value;
+  if (value && typeof value.toJs === 'function') return value.toJs();
+  return Array.from(value);
+}
+
+function hostModule(sql, embedder) {
+  return {
+    exec: (text) => sql.exec(text),
+    query: (text, params) => sql.query(text, params),
+    embed: (texts) => embedder('embed', { texts: jsList(texts) }),
+    countTokens: (texts) => embedder('countTokens', { texts: jsList(texts) }),
+    progress: (json) => {
+      const event = JSON.parse(String(json));
+      progress(event.stage ?? 'work', event);
+    },
+  };
+}
+
+/**
+ * A Python exception reaches JS as a PythonError carrying only the class name and traceback text.
+ * readingroom's errors carry a stable `kind`; Pyodide leaves the exception in sys.last_exc, so
+ * read the kind and plain message from there when we can.
+ */
+function pythonErrorInfo(err) {
+  if (!pyodide || !(err instanceof pyodide.ffi.PythonError)) return errorInfo(err);
+  const lines = String(err.message).trim().split('\n');
+  let info = { type: err.type, message: lines[lines.length - 1] };
+  let sys;
+  let exc;
+  try {
+    sys = pyodide.pyimport('sys');
+    exc = sys.last_exc ?? sys.last_value;
+    if (exc) {
+      const kind = exc.kind;
+      info = { type: typeof kind === 'string' ? kind : err.type, message: exc.toString() || info.message };
+    }
+  } catch {
+    // keep the traceback-derived info
+  } finally {
+    exc?.destroy?.();
+    sys?.destroy?.();
+  }
+  return info;
+}
+
+// Python's coroutines are not re-entrant against one connection: run page requests one at a time.
+let queue = Promise.resolve();
+function serialized(fn) {
+  return (msg) => {
+    const run = queue.then(() => fn(msg));
+    queue = run.catch(() => {});
+    return run;
+  };
+}
+
+async function callPython(name, ...args) {
+  if (!api) throw Object.assign(new Error('Reading Room is still starting'), { type: 'not_ready' });
+  try {
+    return JSON.parse(await api[name](...args));
+  } catch (err) {
+    throw pythonErrorInfo(err);
+  }
+}
+
+async function start({ embedPort, wheel, model, storage: wanted }) {
+  if (api) return callPython('status');
+  const embedder = rpcClient(embedPort);
+  const [py, db] = await Promise.all([
+    loadPython(wheel),
+    openDatabase({
+      preferMemory: wanted === 'memory',
+      onBlocked: () => progress('locked', { message: 'another tab has Reading Room open' }),
+    }),
+  ]);
+  pyodide = py;
+  storage = { storage: db.storage, storageNote: db.storageNote };
+  progress('database', storage);
+  pyodide.registerJsModule('readingroom_host', hostModule(sqlHost(db.db), embedder));
+  // Attribute proxies are borrowed from the module proxy: keep the module alive and look each
+  // function up once, instead of minting a new proxy per call.
+  const mod = pyodide.pyimport('readingroom.worker');
+  api = {};
+  for (const name of ['open', 'add_documents', 'query', 'status']) api[name] = mod[name];
+  try {
+    const status = JSON.parse(await api.open(JSON.stringify({ storage: db.storage, model })));
+    return { ...status, storageNote: storage.storageNote };
+  } catch (err) {
+    api = null;
+    throw pythonErrorInfo(err);
+  }
+}
+
+rpcServe(self, {
+  start: serialized(start),
+  addDocuments: serialized(({ docs }) => callPython('add_documents', JSON.stringify(docs))),
+  query: serialized(({ text, options }) => callPython('query', String(text), JSON.stringify(options ?? {}))),
+  // Not queued: a status read is safe mid-ingest and keeps the page responsive.
+  status: async () => ({ ...(await callPython('status')), storageNote: storage?.storageNote ?? '' }),
+});
