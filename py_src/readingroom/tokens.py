@@ -28,9 +28,9 @@ def estimate(text: str) -> int:
         elif piece.isdigit():
             n += (len(piece) + 1) // 2
         else:
-            # Common short words are one piece; longer or rarer words split into
-            # several pieces of ~4-5 characters.
-            n += 1 + max(0, len(piece) - 5) // 4
+            # Short words are one piece; longer (often technical) words split into
+            # pieces of about three characters after the first four.
+            n += 1 + max(0, len(piece) - 4) // 3
     return n
 
 

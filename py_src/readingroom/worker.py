@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._compat import report_progress
 from .errors import ReadingRoomError
 from .ingest import NewDocument
 from .library import Library
@@ -29,8 +30,6 @@ def _error(e: ReadingRoomError) -> str:
 
 
 def _progress(event: dict) -> None:
-    from ._compat._in_pyodide import report_progress
-
     report_progress(_dump(event))
 
 
@@ -41,11 +40,15 @@ def _lib() -> Library:
 
 
 async def open(config_json: str) -> str:  # noqa: A001 - the worker's verb
-    """Open the worker's database. ``config``: ``{"storage": "opfs"|"memory"}``."""
+    """Open the worker's database. ``config``: ``{"storage": "opfs"|"memory"}`` in the
+    browser; natively (the contract tests) ``{"path": ...}``."""
     global _library
     config = json.loads(config_json or "{}")
     try:
-        _library = Library.open(storage_kind=config.get("storage", "memory"))
+        if "path" in config:
+            _library = Library.open(config["path"])
+        else:
+            _library = Library.open(storage_kind=config.get("storage", "memory"))
     except ReadingRoomError as e:
         return _error(e)
     return _dump(_library.status())

@@ -9,8 +9,8 @@ import sys
 IN_PYODIDE = sys.platform == "emscripten"
 
 if IN_PYODIDE:
-    from ._in_pyodide import make_embedder, open_store
+    from ._in_pyodide import make_embedder, open_store, report_progress
 else:
-    from ._not_in_pyodide import make_embedder, open_store
+    from ._not_in_pyodide import make_embedder, open_store, report_progress
 
-__all__ = ["IN_PYODIDE", "make_embedder", "open_store"]
+__all__ = ["IN_PYODIDE", "make_embedder", "open_store", "report_progress"]

@@ -60,6 +60,10 @@ def open_store(path: str | os.PathLike = ":memory:", **_: Any) -> NativeStore:
     return NativeStore(path)
 
 
+def report_progress(event: str) -> None:
+    """Natively, progress is shown by the CLI's own callback; the worker API has no page."""
+
+
 class NativeEmbedder:
     """ONNX Runtime on the int8 all-MiniLM-L6-v2, batched by similar length."""
 

@@ -1,0 +1,50 @@
+"""Shared fixtures: the real model files (fetched by build.py), a real embedder, and
+fresh in-memory libraries on real SQLite with sqlite-vec."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "py_src"))
+sys.path.insert(0, str(ROOT))
+
+SCIFACT = ROOT.parent / "shared" / "datasets" / "scifact"
+
+
+@pytest.fixture(scope="session")
+def model_dir() -> Path:
+    env = os.environ.get("READINGROOM_MODEL_DIR")
+    if env:
+        return Path(env)
+    import build
+
+    d = build.model_dir()
+    os.environ["READINGROOM_MODEL_DIR"] = str(d)
+    return d
+
+
+@pytest.fixture(scope="session")
+def embedder(model_dir):
+    from readingroom._compat._not_in_pyodide import NativeEmbedder
+    from readingroom.model_files import DIM, MAX_TOKENS, MODEL_ID
+
+    return NativeEmbedder(model_dir, MODEL_ID, DIM, MAX_TOKENS)
+
+
+@pytest.fixture
+def library(embedder):
+    from readingroom import Library
+
+    lib = Library.open(":memory:", embedder=embedder)
+    yield lib
+    lib.close()
+
+
+def run(coro):
+    return asyncio.run(coro)

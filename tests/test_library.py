@@ -1,0 +1,180 @@
+"""The library end to end on real SQLite + sqlite-vec + FTS5 and the real model."""
+
+import apsw
+import numpy as np
+import pytest
+
+from conftest import run
+from readingroom import Library, NewDocument, Options
+from readingroom.errors import ExtensionMissing
+from readingroom.index import Index, Provenance
+
+BRCA = NewDocument("genetics.md", text="# Oncology\n\nBRCA1 mutation analysis in families with "
+                   "hereditary ovarian and mammary tumours.\n")
+BREAD = NewDocument("bread.txt", text="How to bake sourdough bread with a crisp crust: flour, water, salt.")
+ERRORS = NewDocument("errors.txt", text="The device reports error code E4711 when the fan stalls.")
+
+
+def test_query_by_meaning_finds_the_right_passage(library):
+    run(library.add([BRCA, BREAD]))
+    r = run(library.retrieve("breast cancer gene"))
+    assert r.reason is None
+    assert r.results[0].doc_name == "genetics.md"
+    assert "BRCA1" in r.results[0].text
+    top = r.evidence[0]
+    assert top.vector_rank == 1 and top.vector_sim > 0.25 and top.lexical_rank is None
+
+
+def test_exact_terms_found_by_the_lexical_leg(library):
+    run(library.add([BRCA, BREAD, ERRORS]))
+    r = run(library.retrieve("E4711"))
+    assert r.results[0].doc_name == "errors.txt"
+    assert r.evidence[0].lexical_rank == 1
+
+
+def test_readding_unchanged_is_a_no_op_and_changed_replaces_atomically(library):
+    [first] = run(library.add([BREAD]))
+    [again] = run(library.add([BREAD]))
+    assert (first.status, again.status) == ("added", "unchanged")
+    changed = NewDocument("bread.txt", text="Rye bread needs a long, slow proof.")
+    [third] = run(library.add([changed]))
+    assert third.status == "replaced"
+    assert library.index.counts() == (1, 1)
+    store = library.index.store
+    assert store.query("SELECT count(*) FROM chunks_vec")[0][0] == 1
+    assert store.query("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'sourdough'")[0][0] == 0
+    assert store.query("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'rye'")[0][0] == 1
+
+
+def test_delete_removes_chunks_vectors_and_fts_rows(library):
+    out = run(library.add([BRCA, BREAD]))
+    assert library.delete(out[0].doc_id)
+    store = library.index.store
+    assert library.index.counts() == (1, 1)
+    assert store.query("SELECT count(*) FROM chunks_vec")[0][0] == 1
+    assert store.query("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'brca1'")[0][0] == 0
+    assert library.index.integrity() == "ok"
+
+
+def test_bad_documents_get_reasons_and_leave_the_rest(library):
+    docs = [NewDocument("bin.txt", data=b"\x00\x01\x02binary"), NewDocument("latin.txt", data=b"caf\xe9"),
+            NewDocument("empty.md", text="   \n"), NewDocument("u16.txt", data="hi".encode("utf-16")),
+            NewDocument("zip.exe", text="MZ"), BREAD]
+    out = run(library.add(docs))
+    assert [o.status for o in out] == ["error"] * 5 + ["added"]
+    assert [o.error["type"] for o in out[:5]] == ["not_text", "not_text", "empty_document", "not_text", "bad_input"]
+    assert "not UTF-8" in out[1].error["message"]
+    assert library.index.counts() == (1, 1)
+
+
+def test_a_failing_embedder_leaves_nothing_half_written(library, embedder):
+    run(library.add([BREAD]))
+
+    class Broken:
+        model_id, dim, max_tokens = embedder.model_id, embedder.dim, embedder.max_tokens
+
+        async def embed(self, texts):
+            raise __import__("readingroom").EmbedderError("worker died")
+
+        async def count_tokens(self, texts):
+            return [1] * len(texts)
+
+    broken = Library(library.index, Broken())
+    [o] = run(broken.add([BRCA]))
+    assert o.status == "error" and o.error["type"] == "embed_failed"
+    assert library.index.counts() == (1, 1) and library.index.integrity() == "ok"
+    r = run(broken.retrieve("sourdough bread"))  # fail-open: lexical still answers
+    assert r.reason == "embed_failed" and r.results[0].doc_name == "bread.txt"
+
+
+def test_empty_and_whitespace_queries_return_empty_at_once(library):
+    for q in ("", "   \n\t "):
+        r = run(library.retrieve(q))
+        assert r.reason == "empty_query" and r.results == []
+
+
+def test_huge_and_syntax_queries_do_not_raise(library):
+    run(library.add([BRCA, BREAD]))
+    r = run(library.retrieve("bread " * 20000))
+    assert r.stats["query_truncated"] and r.results[0].doc_name == "bread.txt"
+    for q in ['"unbalanced', "NEAR(", "-foo", "*", "^", "OR", "(x", "a:b", "\x00\x07"]:
+        assert run(library.retrieve(q)).reason is None
+
+
+def test_selective_filters_still_return_k_results(library):
+    docs = [NewDocument(f"note{i:03}.txt", text=f"Note {i} about gardening and tomatoes, entry {i}.",
+                        meta={"author": "Ada" if i % 50 == 0 else "Bob", "tags": ["garden"]})
+            for i in range(200)]
+    docs.append(NewDocument("other.txt", text="Tomatoes in the garden", meta={"author": "Ada"}))
+    run(library.add(docs))
+    opts = {"k": 5, "cap_key": None, "filters": {"metadata": {"author": "Ada"}}}
+    r = run(library.retrieve("tomato garden", opts))
+    names = {h.doc_name for h in r.evidence if h.dropped is None}
+    assert len(names) == 5 and all(library_author(library, n) == "Ada" for n in names)
+    r = run(library.retrieve("tomato garden", {"filters": {"tags": ["garden"], "doc_names": ["note007.txt"]}}))
+    assert {s.doc_name for s in r.results} == {"note007.txt"}
+    r = run(library.retrieve("tomato garden", {"filters": {"doc_types": ["pdf"]}}))
+    assert r.results == [] and r.reason is None
+
+
+def library_author(library, name):
+    import json
+
+    return json.loads(library.index.store.query("SELECT meta FROM documents WHERE name=?", (name,))[0][0])["author"]
+
+
+def test_same_input_same_output(library):
+    run(library.add([BRCA, BREAD, ERRORS]))
+    a = run(library.retrieve("bread and genes")).to_dict()
+    b = run(library.retrieve("bread and genes")).to_dict()
+    for d in (a, b):
+        d["stats"].pop("timings_ms")
+    assert a == b
+
+
+def test_similar_excludes_the_chunk_itself(library):
+    run(library.add([BRCA, BREAD, ERRORS]))
+    cid = library.index.store.query("SELECT id FROM chunks ORDER BY id LIMIT 1")[0][0]
+    near = library.similar(cid, k=5)
+    assert near and cid not in [h.chunk_id for h in near]
+    assert near == sorted(near, key=lambda h: -h.vector_sim)
+
+
+def test_model_mismatch_is_detected_and_answers_lexically(tmp_path, embedder):
+    path = tmp_path / "idx.sqlite"
+    lib = Library.open(path, embedder=embedder)
+    run(lib.add([BREAD]))
+    lib.close()
+
+    class Other:
+        model_id, dim, max_tokens = "other/model", 384, 256
+
+        async def embed(self, texts):
+            return np.ones((len(texts), 384), np.float32)
+
+        async def count_tokens(self, texts):
+            return [1] * len(texts)
+
+    other = Library.open(path, embedder=Other())
+    assert other.status()["mismatch"] and "other/model" in other.status()["mismatch"]
+    r = run(other.retrieve("sourdough"))
+    assert r.reason == "model_mismatch" and r.results[0].doc_name == "bread.txt"
+    [o] = run(other.add([BRCA]))
+    assert o.error["type"] == "model_mismatch"
+    other.close()
+
+
+def test_a_sqlite_without_sqlite_vec_is_a_typed_error():
+    from readingroom._compat._not_in_pyodide import NativeStore
+
+    store = NativeStore.__new__(NativeStore)
+    store._db, store._apsw, store.kind, store.path = apsw.Connection(":memory:"), apsw, "memory", ":memory:"
+    with pytest.raises(ExtensionMissing):
+        Index(store, Provenance("m", 4))
+
+
+def test_stats_report_every_stage(library):
+    run(library.add([BREAD]))
+    r = run(library.retrieve("bread", Options(k=3)))
+    assert set(r.stats["timings_ms"]) >= {"embed", "vector", "lexical", "fuse", "rerank", "merge", "pack", "total"}
+    assert "[1] bread.txt" in (run(library.get_context("bread")))
