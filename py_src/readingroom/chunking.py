@@ -65,7 +65,23 @@ def markdown_sections(text: str, max_depth: int = 6) -> list[_Section]:
         pos += len(line)
     if pos > start:
         sections.append(_Section(start, pos, current))
-    return sections
+    return _fold_bare_headings(text, sections)
+
+
+def _fold_bare_headings(text: str, sections: list[_Section]) -> list[_Section]:
+    """A section holding nothing but its heading joins the next one (``# A`` directly
+    followed by ``## B`` makes one chunk under ``A > B``), so no chunk is a bare title."""
+    out: list[_Section] = []
+    carry: int | None = None
+    for i, sec in enumerate(sections):
+        body = text[sec.start:sec.end].split("\n", 1)
+        bare = bool(sec.heading_path) and (len(body) == 1 or not body[1].strip())
+        if bare and i + 1 < len(sections):
+            carry = sec.start if carry is None else carry
+            continue
+        out.append(_Section(sec.start if carry is None else carry, sec.end, sec.heading_path))
+        carry = None
+    return out
 
 
 def _split(text: str, start: int, end: int, pattern: re.Pattern) -> list[tuple[int, int]]:

@@ -1,0 +1,136 @@
+"""One contract for both sides: the JSON API of ``readingroom.worker``.
+
+The native driver calls the worker's coroutines under CPython (apsw + sqlite-vec, ONNX
+Runtime); the browser driver calls ``window.readingroom`` in Chromium (Pyodide, sqlite-wasm,
+transformers.js). Every case below runs against both, and the browser tests also compare
+the two sides' answers number by number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Protocol
+
+GENETICS = {"name": "genetics.md", "text": "# Oncology\n\n## Screening\n\nBRCA1 mutation analysis "
+            "in families with hereditary ovarian and mammary tumours identifies carriers early.\n"}
+BREAD = {"name": "bread.txt", "text": "How to bake sourdough bread with a crisp crust: flour, water, "
+         "salt, and a long cold proof in the fridge."}
+DEVICE = {"name": "device.txt", "text": "The controller reports error code E4711 when the cooling fan "
+          "stalls; replace the fan and clear the code."}
+CORPUS = [GENETICS, BREAD, DEVICE]
+QUERIES = ["breast cancer gene", "E4711", "how do I make bread", "fan failure", 'NEAR( "oops -x*']
+
+
+class Driver(Protocol):
+    def add(self, docs: list[dict]) -> dict: ...
+    def query(self, text: str, options: dict | None = None) -> dict: ...
+    def status(self) -> dict: ...
+    def delete(self, doc_id: int) -> dict: ...
+
+
+class NativeDriver:
+    """``readingroom.worker`` natively, on an in-memory database."""
+
+    def __init__(self) -> None:
+        from readingroom import worker
+
+        self.worker = worker
+        self._run(worker.open(json.dumps({"path": ":memory:"})))
+
+    @staticmethod
+    def _run(coro) -> dict:
+        return json.loads(asyncio.run(coro))
+
+    def add(self, docs):
+        return self._run(self.worker.add_documents(json.dumps(docs)))
+
+    def query(self, text, options=None):
+        return self._run(self.worker.query(text, json.dumps(options or {})))
+
+    def status(self):
+        return self._run(self.worker.status())
+
+    def delete(self, doc_id):
+        return self._run(self.worker.delete_document(doc_id))
+
+
+# -- the cases ---------------------------------------------------------------------------
+def case_starts_empty(d: Driver) -> None:
+    s = d.status()
+    assert (s["documents"], s["chunks"]) == (0, 0)
+    assert s["model"] == {"id": "sentence-transformers/all-MiniLM-L6-v2", "dim": 384}
+    assert s["mismatch"] is None
+
+
+def case_add_and_find_by_meaning(d: Driver) -> None:
+    report = d.add(CORPUS)
+    assert [o["status"] for o in report["documents"]] == ["added"] * 3
+    assert report["status"]["documents"] == 3
+    r = d.query("breast cancer gene")
+    assert r["reason"] is None
+    assert r["results"][0]["doc_name"] == "genetics.md"
+    assert "BRCA1" in r["results"][0]["text"]
+    assert r["results"][0]["heading_paths"][0] == ["Oncology", "Screening"]
+    assert r["documents"][0]["name"] == "genetics.md" and len(r["documents"][0]["snippet"]) <= 360
+    assert r["context"].startswith("[1] genetics.md — Oncology > Screening\n")
+
+
+def case_exact_term_lexical(d: Driver) -> None:
+    d.add(CORPUS)
+    r = d.query("E4711")
+    assert r["results"][0]["doc_name"] == "device.txt"
+    assert r["evidence"][0]["lexical_rank"] == 1
+
+
+def case_readd_unchanged(d: Driver) -> None:
+    d.add([BREAD])
+    assert d.add([BREAD])["documents"][0]["status"] == "unchanged"
+
+
+def case_bad_documents(d: Driver) -> None:
+    r = d.add([{"name": "empty.md", "text": "  \n "}, {"name": "x.exe", "text": "MZ"}, BREAD])
+    assert [o["status"] for o in r["documents"]] == ["error", "error", "added"]
+    assert r["documents"][0]["error"]["type"] == "empty_document"
+    assert r["status"]["documents"] == 1
+
+
+def case_empty_and_syntax_queries(d: Driver) -> None:
+    d.add(CORPUS)
+    assert d.query("   ")["reason"] == "empty_query"
+    for q in ['"unbalanced', "NEAR(", "-foo", "*", "a:b ^c", "OR AND NOT", "((("]:
+        assert d.query(q)["reason"] is None
+
+
+def case_filters_and_delete(d: Driver) -> None:
+    report = d.add(CORPUS)
+    r = d.query("hereditary bread fan", {"filters": {"doc_types": ["md"]}})
+    assert {s["doc_name"] for s in r["results"]} == {"genetics.md"}
+    bread_id = next(o["doc_id"] for o in report["documents"] if o["name"] == "bread.txt")
+    out = d.delete(bread_id)
+    assert out["deleted"] and out["status"]["documents"] == 2
+    assert all(s["doc_name"] != "bread.txt" for s in d.query("sourdough bread")["results"])
+
+
+def case_bad_options_are_typed_errors(d: Driver) -> None:
+    r = d.query("bread", {"k": 0})
+    assert r["error"]["type"] == "bad_input" and "k must be" in r["error"]["message"]
+    assert d.query("bread", {"nope": 1})["error"]["type"] == "bad_input"
+
+
+CASES = [case_starts_empty, case_add_and_find_by_meaning, case_exact_term_lexical,
+         case_readd_unchanged, case_bad_documents, case_empty_and_syntax_queries,
+         case_filters_and_delete, case_bad_options_are_typed_errors]
+
+
+def comparable(result: dict) -> dict:
+    """The parts of a query answer both sides must agree on (timings differ, of course)."""
+    return {
+        "reason": result["reason"],
+        "results": [(s["doc_name"], s["chunk_ids"], round(s["score"], 5)) for s in result["results"]],
+        "evidence": [(h["chunk_id"], h["vector_rank"], h["lexical_rank"],
+                      None if h["vector_sim"] is None else round(h["vector_sim"], 4),
+                      None if h["lexical_score"] is None else round(h["lexical_score"], 4),
+                      h["dropped"]) for h in result["evidence"]],
+        "context": result["context"],
+    }
