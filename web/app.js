@@ -19,6 +19,10 @@ const state = {
   storageNote: '',
   embedder: null,
   error: null,
+  timings: {}, // ms since navigation start: python, model, ready
+};
+const mark = (name) => {
+  state.timings[name] = Math.round(performance.now());
 };
 
 function onProgress(event) {
@@ -28,11 +32,13 @@ function onProgress(event) {
     ui.setStep('model', 'active', event.percent !== undefined ? `${event.status} ${event.percent}%` : event.status ?? '');
   } else if (event.stage === 'locked') {
     state.state = 'locked';
-    ui.showNotice(`${event.message}. Close Reading Room there to continue here; this tab will carry on by itself.`, 'warning');
+    ui.showNotice('Another tab has Reading Room open. Close it there to continue here; this tab will carry on by itself.', 'warning');
   } else if (event.stage === 'database') {
     ui.showStorage(event.storage, event.storageNote);
-  } else {
-    ui.showActivity(event.message ?? event.status ?? event.stage ?? '');
+  } else if (event.event === 'chunks') {
+    ui.showActivity(`Indexing ${event.name}: ${event.done} of ${event.total} passages embedded`);
+  } else if (event.event === 'document') {
+    ui.showActivity(`${event.done} of ${event.total} documents done`);
   }
 }
 
@@ -76,6 +82,7 @@ async function boot() {
   const { dim, max_tokens, id } = manifest.model;
   const [embedInfo, status] = await Promise.all([
     embedder('start').then((info) => {
+      mark('model');
       ui.setStep('model', 'done', `${info.model}, ${(info.loadMs / 1000).toFixed(1)} s`);
       return info;
     }),
@@ -84,6 +91,7 @@ async function boot() {
       { embedPort: channel.port2, wheel: manifest.wheel, model: { id, dim, max_tokens }, storage },
       [channel.port2],
     ).then((s) => {
+      mark('python');
       ui.setStep('python', 'done', '');
       return s;
     }),
@@ -92,7 +100,8 @@ async function boot() {
   state.storage = status.storage;
   state.storageNote = status.storageNote ?? '';
   state.state = 'ready';
-  ui.setStep('ready', 'done', '');
+  mark('ready');
+  ui.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);
   ui.setPhase('ready');
   ui.showNotice('');
   ui.showStorage(state.storage, state.storageNote);
@@ -108,6 +117,7 @@ function publicStatus(pythonStatus = {}) {
     version: state.version,
     embedder: state.embedder,
     storageNote: state.storageNote,
+    timings: state.timings,
     ...(state.error ? { error: state.error } : {}),
   };
 }
@@ -123,6 +133,7 @@ async function addDocuments(input) {
   const items = typeof Blob !== 'undefined' && input instanceof Blob ? [input] : input;
   const { docs, rejected } = await readDocuments(items);
   const report = docs.length ? await retrieval('addDocuments', { docs }) : {};
+  if (report.status) ui.showCounts(report.status);
   return rejected.length ? { ...report, rejected_files: rejected } : report;
 }
 
@@ -146,12 +157,13 @@ async function addFromUser(files) {
   try {
     const report = await addDocuments(Array.from(files));
     const messages = (report.rejected_files ?? []).map((r) => ({ text: r.message }));
-    for (const problem of report.errors ?? report.rejected ?? []) {
-      messages.push({ text: problem.message ?? `${problem.name}: ${problem.type ?? 'not added'}` });
+    const outcomes = report.documents ?? [];
+    for (const o of outcomes) {
+      if (o.status === 'error') messages.push({ text: o.error?.message ?? `${o.name} could not be added` });
     }
     ui.showFileMessages(messages);
-    ui.showActivity('');
-    ui.showCounts(await status());
+    const added = outcomes.filter((o) => o.status !== 'error').length;
+    ui.showActivity(added ? `Added ${added} document${added === 1 ? '' : 's'}.` : '');
   } catch (err) {
     ui.showActivity('');
     ui.showFileMessages([{ text: err.message ?? String(err) }]);

@@ -46,6 +46,7 @@ function hostModule(sql, embedder) {
     query: (text, params) => sql.query(text, params),
     embed: (texts) => embedder('embed', { texts: jsList(texts) }),
     countTokens: (texts) => embedder('countTokens', { texts: jsList(texts) }),
+    // Python's own events ({event: 'document' | 'chunks', ...}) go to the page as stage 'work'.
     progress: (json) => {
       const event = JSON.parse(String(json));
       progress(event.stage ?? 'work', event);
@@ -67,7 +68,7 @@ function pythonErrorInfo(err) {
   try {
     sys = pyodide.pyimport('sys');
     exc = sys.last_exc ?? sys.last_value;
-    if (exc) {
+    if (exc && exc.__class__.__name__ === err.type) { // not a stale one from an earlier error
       const kind = exc.kind;
       info = { type: typeof kind === 'string' ? kind : err.type, message: exc.toString() || info.message };
     }
@@ -90,13 +91,21 @@ function serialized(fn) {
   };
 }
 
+/**
+ * Call one of readingroom.worker's JSON-in, JSON-out coroutines. Errors the user can act on come
+ * back from Python as {"error": {type, message}}; they, and anything Python raised, become a
+ * rejection with {type, message}, so the page has one error path.
+ */
 async function callPython(name, ...args) {
   if (!api) throw Object.assign(new Error('Reading Room is still starting'), { type: 'not_ready' });
+  let out;
   try {
-    return JSON.parse(await api[name](...args));
+    out = JSON.parse(await api[name](...args));
   } catch (err) {
     throw pythonErrorInfo(err);
   }
+  if (out && typeof out === 'object' && out.error && Object.keys(out).length === 1) throw out.error;
+  return out;
 }
 
 async function start({ embedPort, wheel, model, storage: wanted }) {
@@ -117,20 +126,35 @@ async function start({ embedPort, wheel, model, storage: wanted }) {
   // function up once, instead of minting a new proxy per call.
   const mod = pyodide.pyimport('readingroom.worker');
   api = {};
-  for (const name of ['open', 'add_documents', 'query', 'status']) api[name] = mod[name];
+  for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
+    'cancel_ingest', 'cancel_queries_before']) api[name] = mod[name];
   try {
-    const status = JSON.parse(await api.open(JSON.stringify({ storage: db.storage, model })));
+    const status = await callPython('open', JSON.stringify({ storage: db.storage, model }));
     return { ...status, storageNote: storage.storageNote };
   } catch (err) {
     api = null;
-    throw pythonErrorInfo(err);
+    throw err;
   }
 }
+
+let lastQueryId = 0;
 
 rpcServe(self, {
   start: serialized(start),
   addDocuments: serialized(({ docs }) => callPython('add_documents', JSON.stringify(docs))),
-  query: serialized(({ text, options }) => callPython('query', String(text), JSON.stringify(options ?? {}))),
+  query: ({ text, options }) => {
+    // A newer query makes the running one stop early (Python checks between stages); this call is
+    // synchronous, so it lands while that query waits on an embedding.
+    const queryId = ++lastQueryId;
+    if (api) api.cancel_queries_before(queryId);
+    return serialized(() => callPython('query', String(text), JSON.stringify(options ?? {}), queryId))();
+  },
+  documents: serialized(() => callPython('documents')),
+  deleteDocument: serialized(({ docId }) => callPython('delete_document', Number(docId))),
+  cancelIngest: () => {
+    api?.cancel_ingest();
+    return true;
+  },
   // Not queued: a status read is safe mid-ingest and keeps the page responsive.
   status: async () => ({ ...(await callPython('status')), storageNote: storage?.storageNote ?? '' }),
 });

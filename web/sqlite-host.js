@@ -18,6 +18,13 @@ const LOCK_NAME = 'readingroom-database';
  * and the wasm is built with WASM_BIGINT, so answer true.
  */
 async function initSqlite() {
+  // The bootstrap also tries the other OPFS VFS, which needs SharedArrayBuffer, and warns that the
+  // server "must emit COOP/COEP headers". We use opfs-sahpool, which needs neither: drop that line.
+  globalThis.sqlite3ApiConfig = {
+    warn: (...args) => {
+      if (!String(args[0]).startsWith('Ignoring inability to install OPFS')) console.warn(...args);
+    },
+  };
   const moduleArg = {
     postRun: { push: (fn) => fn(moduleArg) },
     HEAPU64: true,

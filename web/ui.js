@@ -15,6 +15,7 @@ export function setStep(step, state, detail = '') {
   const item = document.querySelector(`#steps [data-step="${step}"]`);
   if (!item) return;
   item.dataset.state = state;
+  item.querySelector('.label').textContent = item.dataset[state === 'done' ? 'doneLabel' : 'label'] ?? '';
   item.querySelector('.detail').textContent = detail;
 }
 
