@@ -3,7 +3,6 @@ fresh in-memory libraries on real SQLite with sqlite-vec."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -14,7 +13,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py_src"))
 sys.path.insert(0, str(ROOT))
 
-SCIFACT = ROOT.parent / "shared" / "datasets" / "scifact"
 
 
 @pytest.fixture(scope="session")
@@ -44,7 +42,3 @@ def library(embedder):
     lib = Library.open(":memory:", embedder=embedder)
     yield lib
     lib.close()
-
-
-def run(coro):
-    return asyncio.run(coro)

@@ -4,7 +4,7 @@ import apsw
 import numpy as np
 import pytest
 
-from conftest import run
+from helpers import run
 from readingroom import Library, NewDocument, Options
 from readingroom.errors import ExtensionMissing
 from readingroom.index import Index, Provenance

@@ -1,6 +1,6 @@
 import json
 
-from conftest import SCIFACT
+from helpers import SCIFACT
 from readingroom import tokens
 
 
