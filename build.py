@@ -347,7 +347,10 @@ def build(dist: Path = DIST, py_src: Path = PY_SRC) -> dict:
     staging.mkdir(parents=True)
 
     for src, dest, expected in NPM_FILES:
-        copy_verified(NODE_MODULES / src, staging / dest, expected, src)
+        try:
+            copy_verified(NODE_MODULES / src, staging / dest, expected, src)
+        except BuildError as exc:
+            raise BuildError(f"{exc} (delete node_modules/ to reinstall it)") from None
 
     # Ship a trimmed lock holding only the packages we ship: Pyodide resolves loadPackage() through
     # it, so a name outside this list fails at once instead of fetching a file that is not there.
