@@ -4,7 +4,7 @@
 // of a MessageChannel with 'connect'; the retrieval worker holds the other end and sends 'embed'
 // and 'countTokens' there directly, so vectors never pass through the page.
 
-import { env, pipeline } from './vendor/transformers/transformers.js';
+import { Tensor, env, mean_pooling, pipeline } from './vendor/transformers/transformers.js';
 import { Transfer, rpcServe } from './rpc.js';
 
 const MODEL = 'all-MiniLM-L6-v2';
@@ -38,11 +38,45 @@ async function load() {
   // No progress_callback: with one, transformers.js GETs every file once more just to learn its
   // size, which for a local path means a second full download of the 23 MB model.
   const extractor = await pipeline('feature-extraction', MODEL, { dtype: 'q8' });
-  // model_max_length is a getter over the tokenizer config, so set it there.
+  // model_max_length is a getter over the tokenizer config, so set it there. (embedBatch caps
+  // lengths itself; this keeps the pipeline's own call consistent should anything use it.)
   extractor.tokenizer.config.model_max_length = MAX_TOKENS;
   progress({ status: 'warming up' });
-  await extractor(['warm up'], { pooling: 'mean', normalize: true });
+  await embedBatch(extractor, ['warm up']);
   return { extractor, loadMs: Math.round(performance.now() - started) };
+}
+
+/**
+ * Token ids as the native side's Rust tokenizer makes them: [CLS] text [SEP], at most MAX_TOKENS.
+ * transformers.js truncates by cutting the id array, which drops the closing [SEP] and shifts
+ * every long chunk's vector (cosine ~0.999 to native); instead cut the text's tokens and keep it.
+ */
+function encodeCapped(tokenizer, text) {
+  const ids = tokenizer.encode(text);
+  return ids.length <= MAX_TOKENS ? ids : [...ids.slice(0, MAX_TOKENS - 1), ids[ids.length - 1]];
+}
+
+/** Mean-pooled, L2-normalised vectors for one batch, as a [n, DIM] tensor. */
+async function embedBatch(extractor, texts) {
+  const { tokenizer, model } = extractor;
+  const rows = texts.map((t) => encodeCapped(tokenizer, t));
+  const width = Math.max(...rows.map((r) => r.length));
+  const dims = [rows.length, width];
+  const ids = new BigInt64Array(rows.length * width).fill(BigInt(tokenizer.pad_token_id ?? 0));
+  const mask = new BigInt64Array(rows.length * width);
+  rows.forEach((row, i) => {
+    row.forEach((id, j) => {
+      ids[i * width + j] = BigInt(id);
+      mask[i * width + j] = 1n;
+    });
+  });
+  const attention_mask = new Tensor('int64', mask, dims);
+  const { last_hidden_state } = await model({
+    input_ids: new Tensor('int64', ids, dims),
+    attention_mask,
+    token_type_ids: new Tensor('int64', new BigInt64Array(rows.length * width), dims),
+  });
+  return mean_pooling(last_hidden_state, attention_mask).normalize(2, -1);
 }
 
 const loaded = load();
@@ -61,7 +95,7 @@ async function embed({ texts }) {
   const out = new Float32Array(texts.length * DIM);
   for (let i = 0; i < texts.length; i += BATCH) {
     const batch = texts.slice(i, i + BATCH);
-    const tensor = await extractor(batch, { pooling: 'mean', normalize: true });
+    const tensor = await embedBatch(extractor, batch);
     out.set(tensor.data, i * DIM);
     tensor.dispose?.();
   }
