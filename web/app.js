@@ -99,6 +99,7 @@ async function boot() {
   state.embedder = embedInfo;
   state.storage = status.storage;
   state.storageNote = status.storageNote ?? '';
+  state.timings.retrievalWorker = status.workerTimings;
   state.state = 'ready';
   mark('ready');
   ui.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);

@@ -12,6 +12,10 @@ const here = (path) => new URL(path, import.meta.url).href;
 let pyodide = null;
 let api = null; // the readingroom.worker coroutines, once started
 let storage = null; // {storage, storageNote}
+const timings = {}; // ms since the worker started, per start-up phase
+const mark = (name) => {
+  timings[name] = Math.round(performance.now());
+};
 
 function progress(stage, fields = {}) {
   self.postMessage({ ...fields, type: 'progress', stage });
@@ -24,12 +28,15 @@ async function loadPython(wheel) {
     stdout: (line) => console.log('[python]', line),
     stderr: (line) => console.warn('[python]', line),
   });
+  mark('pyodide');
   progress('python', { status: 'loading numpy' });
   // Resolved through our trimmed pyodide-lock.json; Pyodide checks each wheel's sha256.
   await py.loadPackage('numpy', { messageCallback: () => {} });
+  mark('numpy');
   progress('python', { status: 'installing readingroom' });
   // A wheel URL installs as-is: no dependency resolution, so no index is ever consulted.
   await py.loadPackage(here(wheel), { messageCallback: () => {} });
+  mark('wheel');
   return py;
 }
 
@@ -116,6 +123,9 @@ async function start({ embedPort, wheel, model, storage: wanted }) {
     openDatabase({
       preferMemory: wanted === 'memory',
       onBlocked: () => progress('locked', { message: 'another tab has Reading Room open' }),
+    }).then((db) => {
+      mark('database');
+      return db;
     }),
   ]);
   pyodide = py;
@@ -125,12 +135,14 @@ async function start({ embedPort, wheel, model, storage: wanted }) {
   // Attribute proxies are borrowed from the module proxy: keep the module alive and look each
   // function up once, instead of minting a new proxy per call.
   const mod = pyodide.pyimport('readingroom.worker');
+  mark('import');
   api = {};
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
     'cancel_ingest', 'cancel_queries_before']) api[name] = mod[name];
   try {
     const status = await callPython('open', JSON.stringify({ storage: db.storage, model }));
-    return { ...status, storageNote: storage.storageNote };
+    mark('open');
+    return { ...status, storageNote: storage.storageNote, workerTimings: timings };
   } catch (err) {
     api = null;
     throw err;
