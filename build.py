@@ -341,7 +341,12 @@ def write_manifest(dist: Path, wheel: Path) -> dict:
 def build(dist: Path = DIST, py_src: Path = PY_SRC) -> dict:
     """Build the site into `dist` (replaced whole) and return the build manifest."""
     ensure_node_modules()
-    check_npm_versions()
+    try:
+        check_npm_versions()
+    except BuildError:  # node_modules edited or half-deleted since the last `npm ci`: redo it once
+        (NODE_MODULES / ".readingroom-lock-sha256").unlink(missing_ok=True)
+        ensure_node_modules()
+        check_npm_versions()
     staging = dist.with_name(dist.name + ".tmp")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)

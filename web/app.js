@@ -107,6 +107,10 @@ async function boot() {
   ui.showNotice('');
   ui.showStorage(state.storage, state.storageNote);
   ui.showCounts(status);
+  if (state.storage === 'opfs') {
+    // Ask the browser not to evict the library under storage pressure (it may say no).
+    state.persisted = (await navigator.storage.persist?.().catch(() => false)) ?? false;
+  }
   return publicStatus(status);
 }
 
@@ -119,6 +123,7 @@ function publicStatus(pythonStatus = {}) {
     embedder: state.embedder,
     storageNote: state.storageNote,
     timings: state.timings,
+    persisted: state.persisted ?? false,
     ...(state.error ? { error: state.error } : {}),
   };
 }
