@@ -5,6 +5,12 @@
 //                                          (plus `rejected_files` for files refused before Python)
 //   window.readingroom.query(text, opts)   -> the JSON Python's readingroom.worker.query returns
 //   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
+//   window.readingroom.deleteDocument(id)  -> Python's reply ({deleted, status})
+//   window.readingroom.documents()         -> Python's list of stored documents
+//   window.readingroom.embed(texts)        -> [[384 numbers], ...] from the embedding worker (diagnostics)
+//
+// Python's replies come back unchanged, {"error": {type, message}} ones included; a promise only
+// rejects when something failed outside Python's own error handling.
 
 import { readDocuments } from './files.js';
 import { setupOffline } from './offline.js';
@@ -59,6 +65,7 @@ function fail(error) {
 }
 
 let retrieval = null;
+let embedder = null;
 
 async function boot() {
   const manifest = await (await fetch('build-manifest.json')).json();
@@ -72,7 +79,7 @@ async function boot() {
   const retrievalWorker = new Worker('retrieval-worker.js', { type: 'module', name: 'readingroom-retrieval' });
   embedWorker.addEventListener('error', workerFailed('embedding worker'));
   retrievalWorker.addEventListener('error', workerFailed('retrieval worker'));
-  const embedder = rpcClient(embedWorker, onProgress);
+  embedder = rpcClient(embedWorker, onProgress);
   retrieval = rpcClient(retrievalWorker, onProgress);
 
   // The retrieval worker asks the embedder for vectors directly, over its own channel.
@@ -138,6 +145,8 @@ async function addDocuments(input) {
   await ready;
   const items = typeof Blob !== 'undefined' && input instanceof Blob ? [input] : input;
   const { docs, rejected } = await readDocuments(items);
+  // Show refused files at once, not after the others are indexed.
+  ui.showFileMessages(rejected.map((r) => ({ text: r.message })));
   const report = docs.length ? await retrieval('addDocuments', { docs }) : {};
   if (report.status) ui.showCounts(report.status);
   return rejected.length ? { ...report, rejected_files: rejected } : report;
@@ -148,12 +157,31 @@ async function query(text, options = {}) {
   return retrieval('query', { text: String(text ?? ''), options });
 }
 
+async function deleteDocument(docId) {
+  await ready;
+  const out = await retrieval('deleteDocument', { docId });
+  if (out.status) ui.showCounts(out.status);
+  return out;
+}
+
+async function documents() {
+  await ready;
+  return retrieval('documents');
+}
+
+async function embed(texts) {
+  await ready;
+  const flat = await embedder('embed', { texts: Array.from(texts) });
+  const dim = state.embedder.dim;
+  return Array.from({ length: flat.length / dim }, (_, i) => Array.from(flat.subarray(i * dim, (i + 1) * dim)));
+}
+
 async function status() {
   if (state.state !== 'ready') return publicStatus({ storage: state.storage });
   return publicStatus(await retrieval('status'));
 }
 
-window.readingroom = Object.freeze({ ready, addDocuments, query, status });
+window.readingroom = Object.freeze({ ready, addDocuments, query, status, deleteDocument, documents, embed });
 
 // --- UI wiring --------------------------------------------------------------------------------
 
@@ -162,6 +190,7 @@ async function addFromUser(files) {
   ui.showActivity(`Adding ${files.length} file${files.length === 1 ? '' : 's'}…`);
   try {
     const report = await addDocuments(Array.from(files));
+    if (report.error) throw report.error;
     const messages = (report.rejected_files ?? []).map((r) => ({ text: r.message }));
     const outcomes = report.documents ?? [];
     for (const o of outcomes) {
@@ -200,7 +229,12 @@ function wire() {
     e.preventDefault();
     const text = document.getElementById('query').value;
     try {
-      ui.showResults(await query(text));
+      const result = await query(text);
+      if (result.error) ui.showNotice(result.error.message);
+      else {
+        ui.showNotice('');
+        ui.showResults(result);
+      }
     } catch (err) {
       ui.showNotice(err.message ?? String(err));
     }

@@ -27,7 +27,8 @@ function fromObject(item) {
   if (typeof item?.text !== 'string') {
     return { error: { type: 'bad_input', message: `${name}: text must be a string` } };
   }
-  return { doc: { name, text: item.text, type: item.type ?? TYPES[extension(name)] ?? 'txt' } };
+  // No type given: Python infers it from the name (and refuses types it cannot read).
+  return { doc: item.type ? { name, text: item.text, type: item.type } : { name, text: item.text } };
 }
 
 /** Returns {docs: [{name, text, type}], rejected: [{name, type, message}]}. */

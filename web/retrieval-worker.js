@@ -99,20 +99,17 @@ function serialized(fn) {
 }
 
 /**
- * Call one of readingroom.worker's JSON-in, JSON-out coroutines. Errors the user can act on come
- * back from Python as {"error": {type, message}}; they, and anything Python raised, become a
- * rejection with {type, message}, so the page has one error path.
+ * Call one of readingroom.worker's JSON-in, JSON-out coroutines and return its parsed reply as is,
+ * including {"error": {type, message}} replies (the page shows those; automation sees Python's
+ * JSON unchanged). Only an exception escaping Python becomes a rejection.
  */
 async function callPython(name, ...args) {
   if (!api) throw Object.assign(new Error('Reading Room is still starting'), { type: 'not_ready' });
-  let out;
   try {
-    out = JSON.parse(await api[name](...args));
+    return JSON.parse(await api[name](...args));
   } catch (err) {
     throw pythonErrorInfo(err);
   }
-  if (out && typeof out === 'object' && out.error && Object.keys(out).length === 1) throw out.error;
-  return out;
 }
 
 async function start({ embedPort, wheel, model, storage: wanted }) {
@@ -141,6 +138,7 @@ async function start({ embedPort, wheel, model, storage: wanted }) {
     'cancel_ingest', 'cancel_queries_before']) api[name] = mod[name];
   try {
     const status = await callPython('open', JSON.stringify({ storage: db.storage, model }));
+    if (status.error) throw status.error; // without a library there is nothing to serve
     mark('open');
     return { ...status, storageNote: storage.storageNote, workerTimings: timings };
   } catch (err) {
