@@ -7,6 +7,7 @@ repeated runs (and the browser run, which imports the very same file) skip embed
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sys
 import time
@@ -32,7 +33,8 @@ EVAL_OPTIONS = {"candidates": 300, "documents": 100, "cap_key": None, "k": 10}
 
 
 def cache_dir() -> Path:
-    d = Path(__file__).resolve().parents[3] / ".cache" / "bench"
+    """Outside the checkout, so a fresh clone on the same machine reuses the embeddings."""
+    d = Path(os.environ.get("READINGROOM_BENCH_CACHE", Path.home() / ".cache" / "readingroom" / "bench"))
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -97,3 +99,54 @@ def run_native(ds: Dataset, model_dir: str | None = None) -> dict:
         lib.close()
     result["index"] = {"path": str(path), **build}
     return result
+
+
+_RUN = """
+async ([queries, options]) => {
+  const out = {};
+  for (const [qid, text] of queries) {
+    const r = await window.readingroom.query(text, options);
+    out[qid] = r.documents.map((d) => d.name);
+  }
+  return out;
+}
+"""
+
+
+def run_browser(ds: Dataset, embed_in_browser: bool = False, rebuild: bool = True) -> dict:
+    """The same evaluation through the app in headless Chromium (Pyodide + sqlite-wasm)."""
+    from . import browser as bb
+
+    queries = [[q, ds.queries[q]] for q in ds.qrels if q in ds.queries]
+    out: dict = {}
+    with bb.session(rebuild) as (browser, url):
+        ctx, page, _ = bb.open_app(browser, url)
+        t0 = time.perf_counter()
+        if embed_in_browser:
+            docs = [{"name": d.name, "text": d.text, "type": d.doc_type} for d in ds.documents()]
+            for i in range(0, len(docs), 100):
+                page.evaluate("(d) => window.readingroom.addDocuments(d)", docs[i : i + 100])
+            out["index"] = {"embedded_in_browser": True, "seconds": round(time.perf_counter() - t0, 1)}
+        else:
+            path, _ = build_index(ds)
+            status = bb.import_index(page, path)
+            out["index"] = {"imported": str(path), "chunks": status["chunks"],
+                            "seconds": round(time.perf_counter() - t0, 1)}
+        t0 = time.perf_counter()
+        for name, extra in METHODS.items():
+            runs = page.evaluate(_RUN, [queries, {**EVAL_OPTIONS, **extra}])
+            out[name] = metrics.summarise(runs, ds.qrels)
+        out["seconds"] = round(time.perf_counter() - t0, 2)
+        ctx.close()
+    return out
+
+
+def compare(native: dict, browser: dict, tolerance: float = 0.001) -> list[str]:
+    """Every figure on which the two sides differ by more than ``tolerance``."""
+    diffs = []
+    for method in METHODS:
+        for key in ("ndcg@10", "recall@10", "recall@100", "mrr@10"):
+            a, b = native[method][key], browser[method][key]
+            if abs(a - b) > tolerance:
+                diffs.append(f"{method} {key}: native {a:.4f} vs browser {b:.4f}")
+    return diffs

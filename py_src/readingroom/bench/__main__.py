@@ -1,0 +1,107 @@
+"""``python -m readingroom.bench``: quality, latency, ingestion and a peer comparison.
+
+    quality --data DIR --split SPLIT --json OUT [--browser | --native] [--embed-in-browser]
+    latency --chunks N [--chunks M] --json OUT
+    ingest --json OUT
+    peer --json OUT
+
+Every command prints its figures, writes them to the JSON file with machine info, and
+writes a Markdown report with charts under bench-results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+from . import beir, quality
+
+DEFAULT_DATA = Path(__file__).resolve().parents[4] / "shared" / "datasets" / "scifact"
+
+
+def machine() -> dict:
+    import numpy
+
+    info = {"cpus": os.cpu_count(), "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+            "python": platform.python_version(), "platform": platform.platform(), "numpy": numpy.__version__,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    for mod in ("apsw", "onnxruntime", "tokenizers"):
+        try:
+            info[mod] = __import__(mod).__version__ if mod != "apsw" else __import__(mod).apsw_version()
+        except Exception:  # noqa: BLE001 - informative only
+            pass
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m readingroom.bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    q = sub.add_parser("quality", help="nDCG/Recall/MRR for lexical, vector, hybrid")
+    q.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    q.add_argument("--split", default="train")
+    side = q.add_mutually_exclusive_group()
+    side.add_argument("--browser", action="store_true", help="only the in-browser run")
+    side.add_argument("--native", action="store_true", help="only the native run")
+    q.add_argument("--embed-in-browser", action="store_true", help="embed the corpus in the browser instead of importing the native index")
+    lat = sub.add_parser("latency", help="hot path, start-up")
+    lat.add_argument("--chunks", type=int, action="append", help="index sizes (repeatable); default 20000 and 100000")
+    lat.add_argument("--queries", type=int, default=120)
+    ing = sub.add_parser("ingest", help="chunks/s in the browser and natively")
+    ing.add_argument("--docs", type=int, default=60)
+    peer = sub.add_parser("peer", help="Orama side by side")
+    peer.add_argument("--queries", type=int, default=None)
+    for s in (q, lat, ing, peer):
+        s.add_argument("--json", type=Path, required=True)
+        s.add_argument("--no-build", action="store_true", help="use the existing dist/")
+        s.add_argument("--report", type=Path, default=Path("bench-results"))
+    for s in (lat, ing, peer):
+        s.add_argument("--data", type=Path, default=DEFAULT_DATA)
+        s.add_argument("--split", default="train")
+    args = p.parse_args(argv)
+
+    results: dict = {"machine": machine(), "command": " ".join(sys.argv)}
+    ds = beir.load(args.data, args.split)
+    rebuild = not args.no_build
+    status = 0
+    if args.cmd == "quality":
+        out: dict = {"data": str(args.data), "split": args.split}
+        if not args.browser:
+            out["native"] = quality.run_native(ds)
+        if not args.native:
+            out["browser"] = quality.run_browser(ds, args.embed_in_browser, rebuild)
+        if "native" in out and "browser" in out:
+            out["differences"] = quality.compare(out["native"], out["browser"])
+            if out["differences"]:
+                print("native and browser differ beyond 0.001:\n  " + "\n  ".join(out["differences"]), file=sys.stderr)
+                status = 1
+        results["quality"] = out
+    elif args.cmd == "latency":
+        from . import latency
+
+        results["latency"] = latency.run(ds, args.chunks or [20_000, 100_000], args.queries, rebuild)
+    elif args.cmd == "ingest":
+        from . import latency
+
+        results["ingest"] = latency.ingest(ds, args.docs, rebuild)
+    elif args.cmd == "peer":
+        from . import peer as peer_mod
+
+        results["peer"] = peer_mod.run(ds, rebuild, args.queries)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(results, indent=1))
+    from . import report
+
+    path = report.write(results, args.report)
+    print(json.dumps({k: v for k, v in results.items() if k != "machine"}, indent=1))
+    print(f"wrote {args.json} and {path}", file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

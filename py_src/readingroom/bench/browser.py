@@ -1,0 +1,82 @@
+"""Drive the real app in headless Chromium for the benchmarks.
+
+The bench serves the built ``dist/`` (plus a ``bench/`` folder of its own files: indexes to
+import, Orama) on 127.0.0.1 and talks to the page only through ``window.readingroom``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+REPO = Path(__file__).resolve().parents[3]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def _build_module():
+    sys.path.insert(0, str(REPO))
+    import build
+
+    return build
+
+
+def dist(rebuild: bool = True) -> Path:
+    build = _build_module()
+    if rebuild or not (build.DIST / "index.html").exists():
+        build.build()
+    return build.DIST
+
+
+def publish(path: Path, name: str) -> str:
+    """Put a file in ``dist/bench/`` so the page can fetch it from its own origin."""
+    target = _build_module().DIST / "bench" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.exists() or target.stat().st_size != path.stat().st_size:
+        shutil.copyfile(path, target)
+    return f"bench/{name}"
+
+
+@contextmanager
+def session(rebuild: bool = True) -> Iterator[tuple]:
+    """(browser, url): one Chromium and one server for a whole bench run."""
+    from playwright.sync_api import sync_playwright
+
+    build = _build_module()
+    dist(rebuild)
+    server, _ = build.serve(build.DIST, 0)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            try:
+                yield browser, url
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def open_app(browser, url: str, timeout_ms: int = 180_000):
+    """A fresh context (empty OPFS) with the app loaded and ready; returns (context, page, ms)."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(url)
+    ms = ready_ms(page, timeout_ms)
+    return ctx, page, ms
+
+
+def ready_ms(page, timeout_ms: int = 180_000) -> float:
+    """Milliseconds from navigation start to ``readingroom.ready`` resolving, measured in-page."""
+    page.wait_for_function("() => window.readingroom !== undefined", timeout=timeout_ms)
+    return page.evaluate("async () => { await window.readingroom.ready; return performance.now(); }")
+
+
+def import_index(page, path: Path) -> dict:
+    rel = publish(path, path.name)
+    return page.evaluate("(u) => window.readingroom.importIndex(u)", rel)
