@@ -14,7 +14,7 @@
 
 import { readDocuments } from './files.js';
 import { setupOffline } from './offline.js';
-import { rpcClient } from './rpc.js';
+import { RemoteError, rpcClient } from './rpc.js';
 import * as ui from './ui.js';
 
 const state = {
@@ -58,10 +58,21 @@ function workerFailed(name) {
 let rejectReady;
 function fail(error) {
   state.state = 'error';
-  state.error = error;
+  state.error = { type: error.type ?? 'error', message: error.message ?? String(error) };
   ui.setPhase('error');
-  ui.showNotice(error.message ?? String(error));
-  rejectReady?.(error);
+  ui.showNotice(state.error.message);
+  rejectReady?.(new RemoteError(state.error));
+}
+
+/** Re-throws a start-up failure with a sentence saying what failed and what to do. */
+function explain(step, what) {
+  return (err) => {
+    ui.setStep(step, 'error', '');
+    throw new RemoteError({
+      type: err?.type ?? 'error',
+      message: `${what} (${err?.message ?? err}). Reload the page to try again.`,
+    });
+  };
 }
 
 let retrieval = null;
@@ -92,7 +103,7 @@ async function boot() {
       mark('model');
       ui.setStep('model', 'done', `${info.model}, ${(info.loadMs / 1000).toFixed(1)} s`);
       return info;
-    }),
+    }, explain('model', 'The embedding model could not be loaded')),
     retrieval(
       'start',
       { embedPort: channel.port2, wheel: manifest.wheel, model: { id, dim, max_tokens }, storage },
@@ -101,7 +112,7 @@ async function boot() {
       mark('python');
       ui.setStep('python', 'done', '');
       return s;
-    }),
+    }, explain('python', 'Python could not start')),
   ]);
   state.embedder = embedInfo;
   state.storage = status.storage;
@@ -137,7 +148,7 @@ function publicStatus(pythonStatus = {}) {
 
 const ready = new Promise((resolve, reject) => {
   rejectReady = reject;
-  boot().then(resolve, (err) => fail({ type: err?.type ?? 'error', message: err?.message ?? String(err) }));
+  boot().then(resolve, fail);
 });
 ready.catch(() => {}); // shown on the page; automation sees the rejection through `ready`
 
