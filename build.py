@@ -437,13 +437,53 @@ def serve(dist_dir: Path | str = DIST, port: int = 8000):
     return server, thread
 
 
+# --- the test command -------------------------------------------------------------------------
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def _run(cmd: list[str]) -> None:
+    log("$ " + " ".join(cmd))
+    if subprocess.run(cmd, cwd=ROOT).returncode != 0:
+        raise BuildError(f"command failed: {' '.join(cmd)}")
+
+
+def install_test_dependencies() -> None:
+    """Everything the tests need on a fresh machine: Debian's chromium, the Python package with
+    its native and test extras (pinned in pyproject.toml), and the npm packages (package-lock)."""
+    if not CHROMIUM.exists():
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        env_apt = sudo + ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
+        _run(env_apt + ["update", "-qq"])
+        _run(env_apt + ["install", "-y", "-qq", "chromium"])
+    _run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+          "-e", ".[native,test]"])
+    ensure_node_modules()
+
+
+def test(pytest_args: list[str]) -> int:
+    """Install what the tests need, build the site, and run the whole suite (native + browser)."""
+    install_test_dependencies()
+    build()
+    model_dir()  # the native side reads the very files the site serves
+    return subprocess.run([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT).returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build (and optionally serve) Reading Room.")
     sub = parser.add_subparsers(dest="command")
     serve_p = sub.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
     serve_p.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     serve_p.add_argument("--no-build", action="store_true", help="serve the existing dist/")
+    test_p = sub.add_parser("test", help="install test dependencies (apt, pip, npm), build, run all tests")
+    test_p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to pytest (default: -q)")
     args = parser.parse_args(argv)
+    if args.command == "test":
+        try:
+            return test(args.pytest_args or ["-q"])
+        except BuildError as exc:
+            print(f"test setup failed: {exc}", file=sys.stderr)
+            return 1
     try:
         if not (args.command == "serve" and args.no_build):
             build()

@@ -8,7 +8,6 @@ the two sides' answers number by number.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Protocol
 
@@ -40,7 +39,9 @@ class NativeDriver:
 
     @staticmethod
     def _run(coro) -> dict:
-        return json.loads(asyncio.run(coro))
+        from helpers import run
+
+        return json.loads(run(coro))
 
     def add(self, docs):
         return self._run(self.worker.add_documents(json.dumps(docs)))

@@ -81,10 +81,10 @@ EMBED_TEXTS = [
 
 
 def test_native_and_browser_embeddings_agree(page, embedder):
-    import asyncio
+    from helpers import run
 
     browser = np.asarray(BrowserDriver(page).embed(EMBED_TEXTS), dtype=np.float64)
-    native = asyncio.run(embedder.embed(EMBED_TEXTS)).astype(np.float64)
+    native = run(embedder.embed(EMBED_TEXTS)).astype(np.float64)
     assert browser.shape == native.shape == (len(EMBED_TEXTS), 384)
     cos = (browser * native).sum(axis=1) / (np.linalg.norm(browser, axis=1) * np.linalg.norm(native, axis=1))
     assert cos.min() >= 0.99999, cos

@@ -7,8 +7,8 @@ The retrieval worker registers a JS module ``readingroom_host`` before importing
 - ``embed(texts)`` -> Promise<Float32Array n*dim>; ``countTokens(texts)`` -> Promise<Int32Array>;
 - ``progress(json)``: forwards an event to the page.
 
-Values cross the boundary as plain arrays and typed arrays, never as long-lived proxies,
-so nothing leaks across thousands of calls.
+Values cross the boundary as plain arrays and typed arrays, converted at once with
+``to_py()``; the JsProxy objects are freed by refcount, so nothing outlives a call.
 """
 
 from __future__ import annotations
@@ -49,10 +49,7 @@ class BrowserStore:
             rows = host.query(sql, js_params)
         except JsException as e:
             raise StorageError(str(e)) from e
-        try:
-            return [_row_to_py(r) for r in rows.to_py()]
-        finally:
-            rows.destroy()
+        return [_row_to_py(r) for r in rows.to_py()]
 
     def close(self) -> None:  # the worker owns the database handle
         pass
@@ -73,10 +70,8 @@ class BrowserEmbedder:
             arr = await host.embed(to_js(list(texts)))
         except JsException as e:
             raise EmbedderError(str(e)) from e
-        try:
-            flat = np.asarray(arr.to_py(), dtype=np.float32)
-        finally:
-            arr.destroy()
+        # A JsProxy of a typed array is freed by refcount; to_py() copies it into a buffer.
+        flat = np.asarray(arr.to_py(), dtype=np.float32)
         return flat.reshape(len(texts), self.dim)
 
     async def count_tokens(self, texts: Sequence[str]) -> list[int]:
@@ -86,10 +81,7 @@ class BrowserEmbedder:
             arr = await host.countTokens(to_js(list(texts)))
         except JsException as e:
             raise EmbedderError(str(e)) from e
-        try:
-            return [int(x) for x in arr.to_py()]
-        finally:
-            arr.destroy()
+        return [int(x) for x in arr.to_py()]
 
 
 def make_embedder(model_dir: Any = None, *, model_id: str, dim: int, max_tokens: int,
