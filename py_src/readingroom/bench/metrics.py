@@ -1,4 +1,5 @@
-"""Ranking metrics as BEIR and trec_eval define them (graded relevance, log2 discount)."""
+"""Ranking metrics as BEIR computes them through trec_eval: nDCG with linear gain (the
+grade itself) and a log2 discount; recall and MRR over documents graded above zero."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from typing import Mapping, Sequence
 
 
 def ndcg_at(ranked: Sequence[str], qrels: Mapping[str, int], k: int = 10) -> float:
-    dcg = sum((2 ** qrels.get(d, 0) - 1) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    dcg = sum(qrels.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
     ideal = sorted((r for r in qrels.values() if r > 0), reverse=True)[:k]
-    idcg = sum((2 ** r - 1) / math.log2(i + 2) for i, r in enumerate(ideal))
+    idcg = sum(r / math.log2(i + 2) for i, r in enumerate(ideal))
     return dcg / idcg if idcg > 0 else 0.0
 
 
