@@ -15,6 +15,7 @@ import numpy as np
 
 from .chunking import ChunkSettings, chunk_text, embedding_text
 from .errors import BadInput, Cancelled, DocumentTooLarge, EmptyDocument, NotText, ReadingRoomError
+from .extract import html_to_text, pdf_pages
 from .index import Index
 from .merge import text_hash
 from .records import Chunk
@@ -71,8 +72,9 @@ def decode(name: str, data: bytes) -> str:
         raise NotText(f"{name} is not UTF-8 text (bad byte at position {e.start})") from e
 
 
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def document_hash(text: str, meta: dict) -> str:
+    """What "unchanged" means: the same text (as extracted) and the same metadata."""
+    return hashlib.sha256((text + repr(sorted(meta.items()))).encode("utf-8")).hexdigest()
 
 
 def prepare(doc: NewDocument, settings: ChunkSettings) -> tuple[str, str, list[Chunk]]:
@@ -82,16 +84,23 @@ def prepare(doc: NewDocument, settings: ChunkSettings) -> tuple[str, str, list[C
     doc_type = doc_type_of(doc.name, doc.doc_type)
     if doc_type not in TEXT_TYPES:
         raise BadInput(f"{doc.name}: .{doc_type} files are not supported (use {', '.join(TEXT_TYPES)})")
-    if doc.pages is not None:
+    pages = doc.pages
+    if pages is None and doc_type == "pdf":
+        if doc.data is None:
+            raise BadInput(f"{doc.name}: a PDF needs its bytes or its pages")
+        pages = tuple(pdf_pages(doc.name, doc.data))
+    if pages is not None:
         chunks: list[Chunk] = []
-        for number, page_text in enumerate(doc.pages, start=1):
+        for number, page_text in enumerate(pages, start=1):
             chunks += chunk_text(page_text, "txt", settings, page=number, base_index=len(chunks))
-        text = "\f".join(doc.pages)
+        text = "\f".join(pages)
     else:
         text = doc.text if doc.text is not None else decode(doc.name, doc.data or b"")
         if len(text.encode("utf-8")) > MAX_DOCUMENT_BYTES:
             raise DocumentTooLarge(f"{doc.name} is over the {MAX_DOCUMENT_BYTES // 2**20} MB limit")
-        chunks = chunk_text(text, doc_type, settings)
+        if doc_type == "html":
+            text = html_to_text(text)  # offsets then refer to the extracted text
+        chunks = chunk_text(text, "md" if doc_type == "html" else doc_type, settings)
     if not text.strip() or not chunks:
         raise EmptyDocument(f"{doc.name} has no text to index")
     return doc_type, text, chunks
@@ -120,7 +129,7 @@ async def _add_one(index: Index, embedder: Embedder, doc: NewDocument, settings:
                    cancelled: Callable[[], bool]) -> Outcome:
     index.require_compatible()
     doc_type, text, chunks = prepare(doc, settings)
-    digest = content_hash(text + repr(sorted(doc.meta.items())))
+    digest = document_hash(text, doc.meta)
     existing = index.find(doc.name)
     if existing and existing[1] == digest:
         return Outcome(name=doc.name, status="unchanged", doc_id=existing[0], chunks=len(chunks))

@@ -1,0 +1,305 @@
+"""``readingroom``: the same engine in a terminal, over one index file per workspace.
+
+Every failure is one line on stderr and a non-zero exit code; the index is only ever
+changed one document per transaction, so an interrupted ``index`` can simply be re-run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from .errors import ReadingRoomError
+from .ingest import NewDocument, document_hash, prepare
+
+DEFAULT_INDEX = Path(".readingroom") / "index.sqlite"
+SUFFIXES = {".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt", ".html": "html",
+            ".htm": "html", ".pdf": "pdf"}
+
+
+class CliError(Exception):
+    """A message for the user and an exit code."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+def _open(index: Path, create: bool = False):
+    from .library import Library
+
+    if not create and not index.exists():
+        raise CliError(f"no index at {index}; run `readingroom init` (or pass --index)", 2)
+    index.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return Library.open(index)
+    except ReadingRoomError as e:
+        raise CliError(f"cannot open {index}: {e}", 2) from e
+
+
+def _files(paths: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if not p.exists():
+            raise CliError(f"{p}: no such file or folder")
+        if p.is_dir():
+            out += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIXES
+                          and not any(part.startswith(".") for part in f.relative_to(p).parts))
+        else:
+            out.append(p)
+    return out
+
+
+class _Progress:
+    def __init__(self, total_files: int, quiet: bool):
+        self.total, self.quiet, self.t0, self.chunks = total_files, quiet, time.perf_counter(), 0
+
+    def __call__(self, event: dict) -> None:
+        if event.get("event") == "chunks" and event["done"] == event["total"]:
+            self.chunks += event["total"]
+        if self.quiet:
+            return
+        rate = self.chunks / max(1e-9, time.perf_counter() - self.t0)
+        if event.get("event") == "chunks":
+            line = f"  {event['name'][-50:]}: {event['done']}/{event['total']} chunks"
+        else:
+            return
+        print(f"\r{line}  [{rate:.1f} chunks/s]".ljust(90), end="", file=sys.stderr, flush=True)
+
+
+def cmd_index(args) -> int:
+    lib = _open(args.index, create=True)
+    files = _files(args.paths)
+    failures = 0
+    added = unchanged = chunks = 0
+    t0 = time.perf_counter()
+    progress = _Progress(len(files), args.quiet)
+    try:
+        for n, f in enumerate(files, start=1):
+            name = str(f.resolve())
+            try:
+                before = f.stat()
+                data = f.read_bytes()
+            except OSError as e:
+                print(f"\nerror: {f}: {e.strerror or e}", file=sys.stderr)
+                failures += 1
+                continue
+            doc = NewDocument(name=name, data=data, doc_type=SUFFIXES.get(f.suffix.lower(), "txt"))
+            [outcome] = asyncio.run(lib.add([doc], progress=progress))
+            after = f.stat() if f.exists() else None
+            if after is None or (after.st_mtime_ns, after.st_size) != (before.st_mtime_ns, before.st_size):
+                print(f"\nerror: {f} changed while it was being indexed; run index again", file=sys.stderr)
+                failures += 1
+            if outcome.status == "error":
+                print(f"\nerror: {outcome.error['message']}", file=sys.stderr)
+                failures += 1
+            elif outcome.status == "unchanged":
+                unchanged += 1
+            else:
+                added += 1
+                chunks += outcome.chunks
+        pruned = _prune(lib) if args.prune else 0
+    finally:
+        lib.close()
+    secs = time.perf_counter() - t0
+    if not args.quiet:
+        print("", file=sys.stderr)
+    print(f"{added} indexed, {unchanged} unchanged, {pruned} pruned, {failures} failed; "
+          f"{chunks} chunks in {secs:.1f} s ({chunks / max(secs, 1e-9):.1f} chunks/s)")
+    return 1 if failures else 0
+
+
+def _prune(lib) -> int:
+    gone = [d for d in lib.documents() if os.path.isabs(d.name) and not Path(d.name).exists()]
+    for d in gone:
+        lib.delete(d.id)
+    return len(gone)
+
+
+def _filters(args) -> dict:
+    f: dict = {}
+    if args.type:
+        f["doc_types"] = args.type
+    if args.doc:
+        f["doc_names"] = [str(Path(d).resolve()) for d in args.doc]
+    return f
+
+
+def cmd_search(args) -> int:
+    lib = _open(args.index)
+    try:
+        opts = {"k": args.k, "filters": _filters(args)}
+        r = asyncio.run(lib.retrieve(args.query, opts))
+    except ReadingRoomError as e:
+        raise CliError(str(e)) from e
+    finally:
+        lib.close()
+    if args.json:
+        print(json.dumps(r.to_dict(), ensure_ascii=False, indent=1))
+        return 0
+    if r.reason:
+        print(f"note: {r.reason}", file=sys.stderr)
+    for i, s in enumerate(r.results, start=1):
+        where = s.doc_name + (f" p.{s.page}" if s.page else "")
+        head = " > ".join(s.heading_paths[0]) if s.heading_paths and s.heading_paths[0] else ""
+        print(f"[{i}] {s.score:.4f}  {where}  {head}  (chunks {', '.join(map(str, s.chunk_ids))})")
+        print("    " + " ".join(s.text.split())[:300])
+    if not r.results:
+        print("no results")
+    return 0
+
+
+def cmd_recall(args) -> int:
+    lib = _open(args.index)
+    try:
+        print(asyncio.run(lib.get_context(args.query, {"budget": args.budget, "filters": _filters(args)})))
+    finally:
+        lib.close()
+    return 0
+
+
+def cmd_similar(args) -> int:
+    lib = _open(args.index)
+    try:
+        hits = lib.similar(args.chunk_id, args.k)
+    finally:
+        lib.close()
+    if not hits:
+        raise CliError(f"no chunk {args.chunk_id} in {args.index}")
+    for h in hits:
+        print(f"{h.chunk_id}\t{h.vector_sim:.4f}\t{h.doc_name}\t{' '.join(h.text.split())[:120]}")
+    return 0
+
+
+def cmd_status(args) -> int:
+    lib = _open(args.index)
+    try:
+        s = lib.status()
+        stale = []
+        for d in lib.documents():
+            p = Path(d.name)
+            if not p.exists():
+                stale.append(f"missing: {d.name}")
+            else:
+                try:
+                    doc = NewDocument(d.name, data=p.read_bytes(), doc_type=d.doc_type)
+                    _, text, _ = prepare(doc, lib.chunking)
+                    if document_hash(text, {}) != d.content_hash:
+                        stale.append(f"changed: {d.name}")
+                except (OSError, ReadingRoomError):
+                    stale.append(f"unreadable: {d.name}")
+    finally:
+        lib.close()
+    s.update(index=str(args.index), size_bytes=args.index.stat().st_size, stale=stale)
+    if args.json:
+        print(json.dumps(s, indent=1))
+    else:
+        print(f"index: {args.index} ({s['size_bytes'] / 1e6:.1f} MB)\ndocuments: {s['documents']}\n"
+              f"chunks: {s['chunks']}\nmodel: {s['model']['id']} ({s['model']['dim']}-d)")
+        if s["mismatch"]:
+            print(f"model mismatch: {s['mismatch']}")
+        print(f"stale files: {len(stale)}" + "".join(f"\n  {x}" for x in stale))
+    return 0
+
+
+def cmd_init(args) -> int:
+    existed = args.index.exists()
+    _open(args.index, create=True).close()
+    print(f"{'using existing' if existed else 'created'} index {args.index}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    lib = _open(args.index)
+    out = Path(args.out)
+    if out.exists():
+        raise CliError(f"{out} exists; choose another name")
+    try:
+        lib.index.store.query("VACUUM INTO ?", (str(out),))  # a consistent snapshot
+    finally:
+        lib.close()
+    print(f"exported {args.index} to {out}")
+    return 0
+
+
+def cmd_import(args) -> int:
+    src = Path(args.file)
+    if not src.exists():
+        raise CliError(f"{src}: no such file")
+    if args.index.exists() and not args.force:
+        raise CliError(f"{args.index} exists; pass --force to replace it")
+    probe = _open(src)
+    try:
+        if probe.index.mismatch:
+            raise CliError(f"{src} was made by another model or chunker ({probe.index.mismatch})")
+    finally:
+        probe.close()
+    args.index.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.index.with_suffix(".importing")
+    shutil.copyfile(src, tmp)
+    tmp.replace(args.index)
+    print(f"imported {src} into {args.index}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="readingroom", description="Search your documents, privately.")
+    p.add_argument("--index", type=Path, default=DEFAULT_INDEX, help=f"index file (default {DEFAULT_INDEX})")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("init", help="create the index").set_defaults(fn=cmd_init)
+    i = sub.add_parser("index", help="add or update files and folders")
+    i.add_argument("paths", nargs="+")
+    i.add_argument("--prune", action="store_true", help="remove documents whose files are gone")
+    i.add_argument("--quiet", action="store_true")
+    i.set_defaults(fn=cmd_index)
+    for name, fn, help_ in (("search", cmd_search, "hybrid search"), ("recall", cmd_recall, "packed context for an LLM")):
+        s = sub.add_parser(name, help=help_)
+        s.add_argument("query")
+        s.add_argument("--type", action="append", help="only this document type (md, txt, html, pdf)")
+        s.add_argument("--doc", action="append", help="only this file")
+        s.set_defaults(fn=fn)
+        if name == "search":
+            s.add_argument("--k", type=int, default=8)
+            s.add_argument("--json", action="store_true")
+        else:
+            s.add_argument("--budget", type=int, default=1200)
+    s = sub.add_parser("similar", help="chunks like a stored chunk")
+    s.add_argument("chunk_id", type=int)
+    s.add_argument("--k", type=int, default=8)
+    s.set_defaults(fn=cmd_similar)
+    s = sub.add_parser("status", help="documents, chunks, model, size, stale files")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_status)
+    s = sub.add_parser("export", help="write a consistent copy of the index")
+    s.add_argument("out")
+    s.set_defaults(fn=cmd_export)
+    s = sub.add_parser("import", help="replace the index with an exported one")
+    s.add_argument("file")
+    s.add_argument("--force", action="store_true")
+    s.set_defaults(fn=cmd_import)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except CliError as e:
+        print(f"readingroom: {e}", file=sys.stderr)
+        return e.code
+    except ReadingRoomError as e:
+        print(f"readingroom: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("readingroom: interrupted; what was indexed is kept, run the same command again", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""The CLI on real files in a temp folder, as a user runs it (a subprocess per command)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import apsw
+import pytest
+
+from helpers import ROOT
+
+
+def make_pdf(path, pages):
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=12)
+    for text in pages:
+        pdf.add_page()
+        pdf.multi_cell(0, 8, text)
+    pdf.output(str(path))
+
+
+@pytest.fixture
+def cli(tmp_path, model_dir):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir)}
+
+    def run(*args, cwd=tmp_path, check=True):
+        p = subprocess.run([sys.executable, "-m", "readingroom", *args], cwd=cwd, env=env,
+                           capture_output=True, text=True, timeout=300)
+        if check:
+            assert p.returncode == 0, p.stderr
+        return p
+
+    run.env = env
+    return run
+
+
+@pytest.fixture
+def notes(tmp_path):
+    d = tmp_path / "notes"
+    d.mkdir()
+    (d / "cats.md").write_text("# Cats\n\nCats purr when they are content and safe.\n")
+    (d / "dogs.html").write_text("<html><head><script>steal()</script><style>p{}</style></head>"
+                                 "<body><h1>Dogs</h1><p>Dogs bark at the mail carrier.</p></body></html>")
+    (d / "error.txt").write_text("Firmware error code E4711 means the fan has stalled.")
+    make_pdf(d / "manual.pdf", ["Page one is about installation.", "Page two explains the warranty terms."])
+    return d
+
+
+def test_index_search_recall_status(cli, notes, tmp_path):
+    out = cli("index", str(notes)).stdout
+    assert "4 indexed, 0 unchanged" in out
+    r = json.loads(cli("search", "warranty", "--json").stdout)
+    top = r["results"][0]
+    assert top["doc_name"].endswith("manual.pdf") and top["page"] == 2
+    r = json.loads(cli("search", "why do canines make noise", "--json").stdout)
+    assert r["results"][0]["doc_name"].endswith("dogs.html")
+    assert "steal()" not in json.dumps(r)  # scripts are not text
+    assert "E4711" in cli("recall", "E4711", "--budget", "200").stdout
+    s = json.loads(cli("status", "--json").stdout)
+    assert (s["documents"], s["chunks"], s["model"]["dim"], s["stale"]) == (4, 5, 384, [])  # the PDF is two pages
+    assert cli("search", "purring", "--type", "md").stdout.count("cats.md") >= 1
+
+
+def test_reindex_is_idempotent_and_prune_removes_deleted_files(cli, notes):
+    cli("index", str(notes))
+    assert "0 indexed, 4 unchanged" in cli("index", str(notes)).stdout
+    (notes / "cats.md").write_text("# Cats\n\nCats sleep sixteen hours a day.\n")
+    (notes / "error.txt").unlink()
+    s = json.loads(cli("status", "--json").stdout)
+    assert sorted(x.split(":")[0] for x in s["stale"]) == ["changed", "missing"]
+    out = cli("index", str(notes), "--prune").stdout
+    assert "1 indexed, 2 unchanged, 1 pruned" in out
+    s = json.loads(cli("status", "--json").stdout)
+    assert (s["documents"], s["stale"]) == (3, [])
+
+
+def test_workspaces_are_isolated(cli, notes, tmp_path):
+    a, b = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
+    cli("--index", str(a), "index", str(notes / "cats.md"))
+    cli("--index", str(b), "index", str(notes / "error.txt"))
+    ra = json.loads(cli("--index", str(a), "search", "E4711 fan", "--json").stdout)
+    assert all(s["doc_name"].endswith("cats.md") for s in ra["results"])
+    assert json.loads(cli("--index", str(b), "status", "--json").stdout)["documents"] == 1
+
+
+def test_similar_export_import(cli, notes, tmp_path):
+    cli("index", str(notes))
+    lines = cli("similar", "1", "--k", "2").stdout.strip().splitlines()
+    assert len(lines) == 2 and all(not line.startswith("1\t") for line in lines)
+    cli("export", str(tmp_path / "copy.sqlite"))
+    cli("--index", str(tmp_path / "other.sqlite"), "import", str(tmp_path / "copy.sqlite"))
+    s = json.loads(cli("--index", str(tmp_path / "other.sqlite"), "status", "--json").stdout)
+    assert s["documents"] == 4
+
+
+@pytest.mark.parametrize("args, message", [
+    (("search", "x"), "no index at"),
+    (("similar", "1"), "no index at"),
+    (("index", "does-not-exist"), "no such file or folder"),
+])
+def test_errors_are_one_line_and_non_zero(cli, args, message):
+    p = cli(*args, check=False)
+    assert p.returncode != 0
+    assert message in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_bad_files_are_reported_and_the_rest_indexed(cli, tmp_path):
+    d = tmp_path / "bad"
+    d.mkdir()
+    (d / "ok.txt").write_text("A fine note about tea.")
+    (d / "binary.txt").write_bytes(b"\x00\x01\x02\x03")
+    (d / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+    locked = d / "locked.md"
+    locked.write_text("secret")
+    locked.chmod(0)
+    p = cli("index", str(d), check=False)
+    locked.chmod(0o644)
+    assert p.returncode == 1
+    assert "binary.txt looks like a binary file" in p.stderr
+    assert "broken.pdf" in p.stderr
+    if os.geteuid() != 0:  # root reads any file
+        assert "locked.md" in p.stderr
+    assert "1 indexed" in p.stdout or "2 indexed" in p.stdout
+
+
+def test_a_model_mismatch_is_refused(cli, notes, tmp_path):
+    cli("index", str(notes / "cats.md"))
+    db = apsw.Connection(str(tmp_path / ".readingroom" / "index.sqlite"))
+    db.execute("UPDATE meta SET value = 'someone/else' WHERE key = 'model_id'")
+    db.close()
+    p = cli("index", str(notes / "error.txt"), check=False)
+    assert p.returncode == 1 and "re-index" in p.stderr
+    p = cli("search", "cats", "--json")  # searching still works, lexically, and says why
+    assert json.loads(p.stdout)["reason"] == "model_mismatch"
+
+
+def test_interrupted_indexing_leaves_a_consistent_index_and_can_be_rerun(cli, tmp_path):
+    d = tmp_path / "many"
+    d.mkdir()
+    for i in range(40):
+        (d / f"n{i:02}.txt").write_text(" ".join(f"Note {i} sentence {j} about topic {i}." for j in range(60)))
+    proc = subprocess.Popen([sys.executable, "-m", "readingroom", "index", str(d)], cwd=tmp_path,
+                            env=cli.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    index = tmp_path / ".readingroom" / "index.sqlite"
+    deadline = time.time() + 120
+    while time.time() < deadline:  # kill it once some documents are in, mid-run
+        time.sleep(0.5)
+        if index.exists():
+            try:
+                n = apsw.Connection(str(index)).execute("SELECT count(*) FROM documents").fetchall()[0][0]
+            except apsw.Error:
+                continue
+            if n >= 3:
+                break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    db = apsw.Connection(str(index))
+    import sqlite_vec
+
+    db.enable_load_extension(True)
+    db.load_extension(sqlite_vec.loadable_path())
+    assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    docs, chunks, vecs = db.execute("SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), "
+                                    "(SELECT count(*) FROM chunks_vec)").fetchall()[0]
+    assert 3 <= docs < 40 and chunks == vecs
+    orphans = db.execute("SELECT count(*) FROM documents d WHERE NOT EXISTS "
+                         "(SELECT 1 FROM chunks c WHERE c.doc_id = d.id)").fetchall()[0][0]
+    assert orphans == 0  # no document without its chunks
+    db.close()
+    out = cli("index", str(d)).stdout
+    assert f"{40 - docs} indexed, {docs} unchanged" in out
