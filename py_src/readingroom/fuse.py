@@ -16,25 +16,30 @@ from .records import Hit
 Normalisation = Literal["minmax", "zscore", "sigmoid", "none"]
 
 
+def _combine(bases: dict[int, Hit], legs) -> list[Hit]:
+    """Sum each leg's contribution per chunk, keeping every leg's rank and raw score.
+    ``legs`` is ``[(is_vector, [(chunk_id, value)], [contribution per rank])]``."""
+    fields: dict[int, dict] = {}
+    for is_vector, items, contributions in legs:
+        for rank, ((cid, value), c) in enumerate(zip(items, contributions), start=1):
+            if cid not in bases:
+                continue
+            f = fields.setdefault(cid, {"fused": 0.0})
+            if is_vector:
+                f["vector_rank"], f["vector_sim"] = rank, value
+            else:
+                f["lexical_rank"], f["lexical_score"] = rank, value
+            f["fused"] += c
+    return order(replace(bases[cid], score=f["fused"], **f) for cid, f in fields.items())
+
+
 def rrf(vector: Sequence[tuple[int, float]], lexical: Sequence[tuple[int, float]],
         bases: dict[int, Hit], k: int = 60, weights: tuple[float, float] = (1.0, 1.0)) -> list[Hit]:
     """Hits scored by sum of ``w / (k + rank)`` over the legs that found them."""
-    scored: dict[int, Hit] = {}
-
-    def leg(items: Sequence[tuple[int, float]], w: float, is_vector: bool) -> None:
-        for rank, (cid, value) in enumerate(items, start=1):
-            if cid not in bases:
-                continue
-            h = scored.get(cid, bases[cid])
-            if is_vector:
-                h = replace(h, vector_rank=rank, vector_sim=value)
-            else:
-                h = replace(h, lexical_rank=rank, lexical_score=value)
-            scored[cid] = replace(h, fused=h.fused + w / (k + rank))
-
-    leg(vector, weights[0], True)
-    leg(lexical, weights[1], False)
-    return order(replace(h, score=h.fused) for h in scored.values())
+    return _combine(bases, [
+        (True, vector, [weights[0] / (k + r) for r in range(1, len(vector) + 1)]),
+        (False, lexical, [weights[1] / (k + r) for r in range(1, len(lexical) + 1)]),
+    ])
 
 
 def normalise(values: Sequence[float], how: Normalisation) -> list[float]:
@@ -55,19 +60,10 @@ def linear(vector: Sequence[tuple[int, float]], lexical: Sequence[tuple[int, flo
            bases: dict[int, Hit], weights: tuple[float, float] = (0.5, 0.5),
            how: Normalisation = "minmax") -> list[Hit]:
     """Hits scored by a weighted sum of each leg's normalised score (0 where a leg missed)."""
-    scored: dict[int, Hit] = {}
-    for is_vector, items, w in ((True, vector, weights[0]), (False, lexical, weights[1])):
-        norm = normalise([v for _, v in items], how)
-        for rank, ((cid, value), nv) in enumerate(zip(items, norm), start=1):
-            if cid not in bases:
-                continue
-            h = scored.get(cid, bases[cid])
-            if is_vector:
-                h = replace(h, vector_rank=rank, vector_sim=value)
-            else:
-                h = replace(h, lexical_rank=rank, lexical_score=value)
-            scored[cid] = replace(h, fused=h.fused + w * nv)
-    return order(replace(h, score=h.fused) for h in scored.values())
+    return _combine(bases, [
+        (True, vector, [weights[0] * v for v in normalise([v for _, v in vector], how)]),
+        (False, lexical, [weights[1] * v for v in normalise([v for _, v in lexical], how)]),
+    ])
 
 
 def order(hits) -> list[Hit]:
