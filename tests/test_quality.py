@@ -10,7 +10,8 @@ import pytest
 from helpers import SCIFACT
 from readingroom.bench import beir, quality
 
-FLOORS = {"lexical": 0.64, "vector": 0.62, "hybrid": 0.70}
+# Measured 2026-11-22 (809 train queries): lexical 0.6834, vector 0.6815, hybrid 0.7211.
+FLOORS = {"lexical": 0.675, "vector": 0.672, "hybrid": 0.715}
 
 
 @pytest.fixture(scope="module")

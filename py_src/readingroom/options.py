@@ -20,7 +20,9 @@ class Options:
     candidates: int = 100  # per leg
     fusion: str = "rrf"  # rrf | linear
     rrf_k: int = 60
-    weights: tuple[float, float] = (1.0, 1.0)  # vector, lexical
+    # vector, lexical. Tuned on the SciFact train split at rrf_k=60: lexical x2 took hybrid
+    # nDCG@10 from 0.714 to 0.721 (k=10 with x1.2 reached 0.728, but 60 is the documented default).
+    weights: tuple[float, float] = (1.0, 2.0)
     normalisation: str = "minmax"  # for linear fusion: minmax | zscore | sigmoid | none
     floor: float = 0.25  # minimum cosine similarity in the vector leg
     filters: Filters = field(default_factory=Filters)

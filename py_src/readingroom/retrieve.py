@@ -83,13 +83,32 @@ class _Clock:
         return {**self.ms, "total": round((time.perf_counter() - self.t0) * 1000, 3)}
 
 
-def documents_of(hits: list[Hit], limit: int) -> list[DocumentCandidate]:
-    """Each document once, at the score of its best chunk, best first."""
+def _per_document(items: list[tuple[int, float]], bases: dict[int, Hit]) -> list[tuple[int, float]]:
+    """A leg's ranking of documents: each at its best chunk's place and value."""
+    seen: dict[int, float] = {}
+    for cid, value in items:
+        h = bases.get(cid)
+        if h is not None and h.doc_id not in seen:
+            seen[h.doc_id] = value
+    return list(seen.items())
+
+
+def documents_of(vec: list[tuple[int, float]], lex: list[tuple[int, float]], bases: dict[int, Hit],
+                 ranked: list[Hit], options: Options) -> list[DocumentCandidate]:
+    """Each document once, best first. The legs are fused at the document level: a document
+    whose best lexical chunk and best vector chunk differ (a long abstract split in two)
+    still gets credit from both, as it would if it had not been chunked."""
     best: dict[int, Hit] = {}
-    for h in hits:  # hits arrive best first
+    for h in ranked:  # best chunk of each document, for the snippet and the boosts
         best.setdefault(h.doc_id, h)
+    legs = (_per_document(vec, bases), _per_document(lex, bases))
+    if options.fusion == "rrf":
+        docs = fuse.rrf(*legs, best, k=options.rrf_k, weights=options.weights)
+    else:
+        docs = fuse.linear(*legs, best, weights=options.weights, how=options.normalisation)
+    docs = rerank.apply_boosts(docs, options.boosts)
     return [DocumentCandidate(h.doc_id, h.doc_name, h.doc_type, h.score, h.chunk_id, snippet(h.text))
-            for h in list(best.values())[:limit]]
+            for h in docs[: options.documents]]
 
 
 async def retrieve(index: Index, embedder: Embedder | None, query: str,
@@ -190,7 +209,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     if index.mismatch:
         stats["mismatch"] = index.mismatch
     return RetrievalResult(
-        query=query, results=spans, documents=documents_of(ranked, options.documents),
+        query=query, results=spans, documents=documents_of(vec, lex, bases, ranked, options),
         evidence=evidence, packed=packed, reason=reason, stats=stats,
     )
 

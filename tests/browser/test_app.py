@@ -88,3 +88,15 @@ def test_native_and_browser_embeddings_agree(page, embedder):
     assert browser.shape == native.shape == (len(EMBED_TEXTS), 384)
     cos = (browser * native).sum(axis=1) / (np.linalg.norm(browser, axis=1) * np.linalg.norm(native, axis=1))
     assert cos.min() >= 0.99999, cos
+
+
+def test_a_newer_query_cancels_older_ones_in_flight(page):
+    BrowserDriver(page).add(CORPUS)
+    results = page.evaluate("""async () => {
+        const rr = window.readingroom;
+        const pending = ['bread', 'fan', 'gene', 'crust', 'breast cancer gene'].map((q) => rr.query(q));
+        return Promise.all(pending);
+    }""")
+    *older, last = results
+    assert last["reason"] is None and last["results"][0]["doc_name"] == "genetics.md"
+    assert [r.get("error", {}).get("type") for r in older] == ["cancelled"] * 4
