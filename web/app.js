@@ -8,6 +8,16 @@
 //   window.readingroom.deleteDocument(id)  -> Python's reply ({deleted, status})
 //   window.readingroom.documents()         -> Python's list of stored documents
 //   window.readingroom.embed(texts)        -> [[384 numbers], ...] from the embedding worker (diagnostics)
+//   window.readingroom.importIndex(source) -> status() of the imported index
+//       source: a URL on this app's origin (string or URL, relative to the page), a File/Blob, or
+//       an ArrayBuffer/Uint8Array holding a SQLite index file as the native side writes it
+//       (py_src/readingroom/sql.py schema). It replaces the current library (all documents) with
+//       that file, then Python opens it again: `mismatch` in the result is non-null when the index
+//       was made with another model or chunker (lexical search still works; vectors are not
+//       mixed). The file streams into storage in pieces (a URL is fetched inside the worker), so
+//       a 200 MB index never sits in the page. If anything fails before the switch (not an index,
+//       download cut short), the old library is kept and the promise rejects with a RemoteError
+//       {type, message}. Progress shows on the page ("Importing index… n MB").
 //
 // Python's replies come back unchanged, {"error": {type, message}} ones included; a promise only
 // rejects when something failed outside Python's own error handling.
@@ -41,11 +51,21 @@ function onProgress(event) {
     ui.showNotice('Another tab has Reading Room open. Close it there to continue here; this tab will carry on by itself.', 'warning');
   } else if (event.stage === 'database') {
     ui.showStorage(event.storage, event.storageNote);
+  } else if (event.stage === 'import') {
+    ui.showActivity(importMessage(event));
   } else if (event.event === 'chunks') {
     ui.showActivity(`Indexing ${event.name}: ${event.done} of ${event.total} passages embedded`);
   } else if (event.event === 'document') {
     ui.showActivity(`${event.done} of ${event.total} documents done`);
   }
+}
+
+const MB = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0);
+
+function importMessage({ phase, bytes, total }) {
+  if (phase === 'reading') return `Importing index… ${MB(bytes)}${total ? ` of ${MB(total)}` : ''} MB`;
+  if (phase === 'checking') return 'Importing index… checking the file';
+  return 'Importing index… opening it';
 }
 
 function workerFailed(name) {
@@ -125,6 +145,7 @@ async function boot() {
   ui.showNotice('');
   ui.showStorage(state.storage, state.storageNote);
   ui.showCounts(status);
+  ui.showMismatch(status.mismatch);
   if (state.storage === 'opfs') {
     // Ask the browser not to evict the library under storage pressure (it may say no).
     state.persisted = (await navigator.storage.persist?.().catch(() => false)) ?? false;
@@ -187,12 +208,51 @@ async function embed(texts) {
   return Array.from({ length: flat.length / dim }, (_, i) => Array.from(flat.subarray(i * dim, (i + 1) * dim)));
 }
 
+/** The worker's importIndex fields for a URL, Blob or bytes (see the comment at the top). */
+function importFields(source) {
+  if (typeof source === 'string' || source instanceof URL) {
+    const url = new URL(source, location.href);
+    if (url.origin !== location.origin) {
+      throw new RemoteError({ type: 'bad_request', message: `importIndex only reads from this app's own origin, not ${url.origin}` });
+    }
+    return { url: url.href };
+  }
+  if (source instanceof Blob) return { blob: source };
+  if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source) };
+  if (ArrayBuffer.isView(source)) return { bytes: new Uint8Array(source.buffer, source.byteOffset, source.byteLength) };
+  throw new RemoteError({ type: 'bad_request', message: 'importIndex takes a same-origin URL, a File/Blob, or an ArrayBuffer/Uint8Array' });
+}
+
+async function importIndex(source) {
+  await ready;
+  const fields = importFields(source);
+  ui.showActivity('Importing index…');
+  try {
+    const out = await retrieval('importIndex', fields);
+    if (out.error) {
+      ui.showActivity('');
+      ui.showNotice(out.error.message);
+      return publicStatus(out);
+    }
+    ui.showCounts(out);
+    ui.showMismatch(out.mismatch);
+    ui.showActivity(`Imported an index of ${out.documents} document${out.documents === 1 ? '' : 's'}.`);
+    return publicStatus(out);
+  } catch (err) {
+    ui.showActivity('');
+    ui.showNotice(`The index could not be imported: ${err.message}`);
+    throw err;
+  }
+}
+
 async function status() {
   if (state.state !== 'ready') return publicStatus({ storage: state.storage });
   return publicStatus(await retrieval('status'));
 }
 
-window.readingroom = Object.freeze({ ready, addDocuments, query, status, deleteDocument, documents, embed });
+window.readingroom = Object.freeze({
+  ready, addDocuments, query, status, deleteDocument, documents, embed, importIndex,
+});
 
 // --- UI wiring --------------------------------------------------------------------------------
 

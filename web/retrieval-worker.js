@@ -5,13 +5,14 @@
 
 import { loadPyodide } from './vendor/pyodide/pyodide.mjs';
 import { errorInfo, rpcClient, rpcServe } from './rpc.js';
-import { openDatabase, sqlHost } from './sqlite-host.js';
+import { importDatabase, openDatabase, sqlHost } from './sqlite-host.js';
 
 const here = (path) => new URL(path, import.meta.url).href;
 
 let pyodide = null;
 let api = null; // the readingroom.worker coroutines, once started
-let storage = null; // {storage, storageNote}
+let store = null; // the database (sqlite-host.js openDatabase); store.db changes on import
+let openConfig = null; // what Python's open() was given, to open again after an import
 const timings = {}; // ms since the worker started, per start-up phase
 const mark = (name) => {
   timings[name] = Math.round(performance.now());
@@ -38,6 +39,11 @@ async function loadPython(wheel) {
   await py.loadPackage(here(wheel), { messageCallback: () => {} });
   mark('wheel');
   return py;
+}
+
+/** What the page adds to Python's status about where the library lives. */
+function storageInfo() {
+  return { storageNote: store?.storageNote ?? '' };
 }
 
 /** Python values crossing into JS arrive as proxies unless Python converted them already. */
@@ -126,9 +132,9 @@ async function start({ embedPort, wheel, model, storage: wanted }) {
     }),
   ]);
   pyodide = py;
-  storage = { storage: db.storage, storageNote: db.storageNote };
-  progress('database', storage);
-  pyodide.registerJsModule('readingroom_host', hostModule(sqlHost(db.db), embedder));
+  store = db;
+  progress('database', { storage: store.storage, storageNote: store.storageNote });
+  pyodide.registerJsModule('readingroom_host', hostModule(sqlHost(store), embedder));
   // Attribute proxies are borrowed from the module proxy: keep the module alive and look each
   // function up once, instead of minting a new proxy per call.
   const mod = pyodide.pyimport('readingroom.worker');
@@ -136,15 +142,59 @@ async function start({ embedPort, wheel, model, storage: wanted }) {
   api = {};
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
     'cancel_ingest', 'cancel_queries_before']) api[name] = mod[name];
+  openConfig = JSON.stringify({ storage: store.storage, model });
   try {
-    const status = await callPython('open', JSON.stringify({ storage: db.storage, model }));
+    const status = await callPython('open', openConfig);
     if (status.error) throw status.error; // without a library there is nothing to serve
     mark('open');
-    return { ...status, storageNote: storage.storageNote, workerTimings: timings };
+    return { ...status, ...storageInfo(), workerTimings: timings };
   } catch (err) {
     api = null;
     throw err;
   }
+}
+
+/** {url} (same origin), {blob} or {bytes: Uint8Array} -> {stream, total} of the file's bytes. */
+async function importSource({ url, blob, bytes }) {
+  if (url !== undefined) {
+    const target = new URL(url, self.location.href);
+    if (target.origin !== self.location.origin) {
+      throw Object.assign(new Error(`importIndex only reads from this app's own origin, not ${target.origin}`), { type: 'bad_request' });
+    }
+    const response = await fetch(target);
+    if (!response.ok || !response.body) {
+      throw Object.assign(new Error(`${target.pathname}: HTTP ${response.status}`), { type: 'not_found' });
+    }
+    const length = response.headers.get('Content-Length');
+    // A compressed response announces its compressed size; the stream gives the decoded bytes.
+    const encoded = (response.headers.get('Content-Encoding') ?? 'identity') !== 'identity';
+    return { stream: response.body, total: length && !encoded ? Number(length) : null };
+  }
+  if (blob instanceof Blob) return { stream: blob.stream(), total: blob.size };
+  if (bytes instanceof Uint8Array) {
+    let at = 0;
+    const stream = new ReadableStream({
+      pull(controller) {
+        if (at >= bytes.byteLength) controller.close();
+        else controller.enqueue(bytes.subarray(at, (at += 1 << 22)));
+      },
+    });
+    return { stream, total: bytes.byteLength };
+  }
+  throw Object.assign(new Error('importIndex takes a URL, a File/Blob or bytes'), { type: 'bad_request' });
+}
+
+/**
+ * Replace the database with an index file, then let Python open it again: its reply (the new
+ * status, with `mismatch` when the index was made by another model) is returned as is.
+ */
+async function importIndex(msg) {
+  if (!api) throw Object.assign(new Error('Reading Room is still starting'), { type: 'not_ready' });
+  const source = await importSource(msg);
+  await importDatabase(store, source, (p) => progress('import', p));
+  progress('import', { phase: 'opening' });
+  const status = await callPython('open', openConfig);
+  return status.error ? status : { ...status, ...storageInfo() };
 }
 
 let lastQueryId = 0;
@@ -160,11 +210,12 @@ rpcServe(self, {
     return serialized(() => callPython('query', String(text), JSON.stringify(options ?? {}), queryId))();
   },
   documents: serialized(() => callPython('documents')),
+  importIndex: serialized(importIndex),
   deleteDocument: serialized(({ docId }) => callPython('delete_document', Number(docId))),
   cancelIngest: () => {
     api?.cancel_ingest();
     return true;
   },
   // Not queued: a status read is safe mid-ingest and keeps the page responsive.
-  status: async () => ({ ...(await callPython('status')), storageNote: storage?.storageNote ?? '' }),
+  status: async () => ({ ...(await callPython('status')), ...storageInfo() }),
 });

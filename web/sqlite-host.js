@@ -1,11 +1,18 @@
 // SQLite (with sqlite-vec and FTS5) for the retrieval worker: load the wasm, take the per-origin
-// lock, open the database in OPFS (or in memory), and expose the two calls Python uses.
+// lock, open the database in OPFS (or in memory), expose the two calls Python uses, and swap in
+// an index file made elsewhere (importDatabase).
 
 import sqlite3InitModule from './vendor/sqlite/sqlite3.mjs';
 
-const DB_NAME = '/readingroom.sqlite3';
+const FIRST_DB_NAME = '/readingroom.sqlite3';
 const VFS_DIR = '.readingroom';
 const LOCK_NAME = 'readingroom-database';
+// OPFS file (outside the pool) naming the pool file that holds the library. An import writes a
+// new pool file and then rewrites this pointer, which is the commit: until then the old library
+// is the library, so an import that fails or is interrupted leaves it untouched.
+const CURRENT_FILE = 'readingroom-current-db';
+// Tables every Reading Room index has (py_src/readingroom/sql.py); an import without them is refused.
+const INDEX_TABLES = ['meta', 'documents', 'chunks', 'chunks_fts', 'chunks_vec'];
 
 /**
  * Initialise the sqlite-vec build of sqlite-wasm.
@@ -53,21 +60,246 @@ async function acquireLock(onBlocked) {
   await held({});
 }
 
-/** Returns {sqlite3, db, storage: 'opfs'|'memory', storageNote}. */
+async function readCurrentName() {
+  try {
+    const root = await navigator.storage.getDirectory();
+    const file = await (await root.getFileHandle(CURRENT_FILE)).getFile();
+    const name = (await file.text()).trim();
+    return /^\/readingroom(-\d+)?\.sqlite3$/.test(name) ? name : FIRST_DB_NAME;
+  } catch {
+    return FIRST_DB_NAME; // no pointer yet: the library is where it has always been
+  }
+}
+
+async function writeCurrentName(name) {
+  const root = await navigator.storage.getDirectory();
+  const handle = await root.getFileHandle(CURRENT_FILE, { create: true });
+  // A writable stream writes to a swap file that replaces the original on close(): all or nothing.
+  const out = await handle.createWritable();
+  await out.write(name);
+  await out.close();
+}
+
+function nextName(name) {
+  const n = Number(/-(\d+)\.sqlite3$/.exec(name)?.[1] ?? 0);
+  return `/readingroom-${n + 1}.sqlite3`;
+}
+
+/** Pool files left by an import that never committed, or by the library it replaced. */
+function removeStrays(pool, current) {
+  for (const name of pool.getFileNames()) {
+    if (name !== current && name !== `${current}-journal` && /^\/readingroom/.test(name)) pool.unlink(name);
+  }
+}
+
+/**
+ * Returns the worker's store: {sqlite3, db, storage: 'opfs'|'memory', storageNote, pool, name}.
+ * `db` changes when an index is imported; read it through the store, never keep it.
+ */
 export async function openDatabase({ preferMemory = false, onBlocked = () => {} } = {}) {
   const sqlite3 = await initSqlite();
-  if (!preferMemory && typeof navigator.storage?.getDirectory === 'function') {
-    await acquireLock(onBlocked);
+  const memory = (storageNote) => ({
+    sqlite3, db: new sqlite3.oo1.DB(':memory:'), storage: 'memory', storageNote, pool: null, name: ':memory:',
+  });
+  if (preferMemory) return memory('memory storage requested');
+  if (typeof navigator.storage?.getDirectory !== 'function') return memory('this browser has no Origin Private File System');
+  await acquireLock(onBlocked);
+  try {
+    const pool = await sqlite3.installOpfsSAHPoolVfs({ directory: VFS_DIR });
+    const name = await readCurrentName();
+    removeStrays(pool, name);
+    return { sqlite3, db: new pool.OpfsSAHPoolDb(name), storage: 'opfs', storageNote: '', pool, name };
+  } catch (err) {
+    console.warn('OPFS unavailable, using memory', err);
+    return memory(String(err?.message ?? err));
+  }
+}
+
+function importError(message, type = 'bad_index') {
+  return Object.assign(new Error(message), { type });
+}
+
+const HEADER = 'SQLite format 3\0';
+
+/** Throws unless `bytes` (a whole file) could be an SQLite database. */
+function checkHeader(bytes) {
+  if (bytes.byteLength < 512 || bytes.byteLength % 512 !== 0) {
+    throw importError(`the file is not an SQLite database (${bytes.byteLength} bytes is not a whole number of pages)`);
+  }
+  if (![...HEADER].every((c, i) => bytes[i] === c.charCodeAt(0))) {
+    throw importError('the file is not an SQLite database (no SQLite header)');
+  }
+}
+
+/** Throws unless `db` holds a Reading Room index (the tables of sql.py and its provenance). */
+function checkIndex(db) {
+  let tables;
+  try {
+    tables = new Set(db.selectValues("SELECT name FROM sqlite_master WHERE type = 'table'"));
+  } catch (err) {
+    throw importError(`the file is not a readable SQLite database (${err.message})`);
+  }
+  const missing = INDEX_TABLES.filter((t) => !tables.has(t));
+  if (missing.length) throw importError(`the file is not a Reading Room index (no ${missing.join(', ')} table)`);
+  if (!db.selectValue("SELECT value FROM meta WHERE key = 'model_id'")) {
+    throw importError('the file is not a Reading Room index (no model_id in its meta table)');
+  }
+}
+
+/** Counts bytes through a stream of Uint8Array chunks, reporting at most every 100 ms. */
+function counted(stream, onBytes) {
+  const reader = stream.getReader();
+  let bytes = 0;
+  let last = 0;
+  return {
+    get bytes() {
+      return bytes;
+    },
+    async next() {
+      const { done, value } = await reader.read();
+      if (done) {
+        onBytes(bytes);
+        return undefined;
+      }
+      const chunk = value instanceof Uint8Array ? value : new Uint8Array(value);
+      bytes += chunk.byteLength;
+      const now = performance.now();
+      if (now - last > 100) {
+        last = now;
+        onBytes(bytes);
+      }
+      return chunk;
+    },
+    cancel: () => reader.cancel().catch(() => {}),
+  };
+}
+
+/** Stream -> a new pool file, opened and checked. Nothing is replaced yet. */
+async function importIntoPool(store, source, onBytes, onCheck) {
+  const { pool } = store;
+  const name = nextName(store.name);
+  pool.unlink(name);
+  pool.unlink(`${name}-journal`);
+  await pool.reserveMinimumCapacity(6);
+  const input = counted(source.stream, onBytes);
+  let db;
+  try {
+    // importDb with a callback writes chunk by chunk: the file never has to fit in memory.
+    // It checks the header and the size (whole pages) itself.
     try {
-      const pool = await sqlite3.installOpfsSAHPoolVfs({ directory: VFS_DIR });
-      return { sqlite3, db: new pool.OpfsSAHPoolDb(DB_NAME), storage: 'opfs', storageNote: '' };
+      await pool.importDb(name, () => input.next());
     } catch (err) {
-      console.warn('OPFS unavailable, using memory', err);
-      return { sqlite3, db: new sqlite3.oo1.DB(':memory:'), storage: 'memory', storageNote: String(err?.message ?? err) };
+      throw err.type ? err : importError(`the file is not an SQLite database (${err.message})`);
+    }
+    if (source.total != null && input.bytes !== source.total) {
+      throw importError(`got ${input.bytes} bytes where ${source.total} were announced`, 'incomplete');
+    }
+    onCheck();
+    db = new pool.OpfsSAHPoolDb(name);
+    checkIndex(db);
+    return { db, name };
+  } catch (err) {
+    input.cancel();
+    db?.close();
+    pool.unlink(name);
+    throw err.type ? err : importError(err.message ?? String(err));
+  }
+}
+
+/**
+ * A new :memory: database holding the `size` bytes at `ptr` (from sqlite3_malloc). SQLite owns
+ * the memory from here on (FREEONCLOSE), and frees it even when this fails.
+ */
+function deserialize(sqlite3, ptr, size) {
+  const { capi } = sqlite3;
+  const db = new sqlite3.oo1.DB(':memory:');
+  const flags = capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE;
+  const rc = capi.sqlite3_deserialize(db.pointer, 'main', ptr, BigInt(size), BigInt(size), flags);
+  if (rc) {
+    db.close();
+    throw importError(`SQLite could not load the file (${capi.sqlite3_js_rc_str(rc)})`);
+  }
+  return db;
+}
+
+/** Stream -> sqlite3_malloc'd bytes -> a new :memory: database (sqlite3_deserialize). */
+async function importIntoMemory(store, source, onBytes, onCheck) {
+  const { sqlite3 } = store;
+  const { wasm } = sqlite3;
+  const input = counted(source.stream, onBytes);
+  // Copy straight into wasm memory when the size is known up front; otherwise gather first.
+  const parts = [];
+  let size = source.total ?? 0;
+  let ptr = size ? wasm.alloc(size) : 0;
+  try {
+    for (let chunk = await input.next(); chunk; chunk = await input.next()) {
+      if (ptr && input.bytes <= size) wasm.heap8u().set(chunk, ptr + input.bytes - chunk.byteLength);
+      else parts.push(chunk);
+    }
+    if (ptr && input.bytes !== size) {
+      throw importError(`got ${input.bytes} bytes where ${size} were announced`, 'incomplete');
+    }
+    if (!ptr) {
+      size = input.bytes;
+      if (size < 512) throw importError('the file is too small to be an SQLite database');
+      ptr = wasm.alloc(size);
+      let at = ptr;
+      for (const part of parts.splice(0)) {
+        wasm.heap8u().set(part, at);
+        at += part.byteLength;
+      }
+    }
+    onCheck();
+    const heap = wasm.heap8u();
+    checkHeader(heap.subarray(ptr, ptr + size));
+    // An in-memory database cannot be in WAL mode: mark the file as rollback-journal.
+    if (heap[ptr + 18] === 2) heap[ptr + 18] = 1;
+    if (heap[ptr + 19] === 2) heap[ptr + 19] = 1;
+  } catch (err) {
+    input.cancel();
+    if (ptr) wasm.dealloc(ptr);
+    throw err.type ? err : importError(err.message ?? String(err));
+  }
+  const db = deserialize(sqlite3, ptr, size);
+  try {
+    checkIndex(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return { db, name: ':memory:' };
+}
+
+/**
+ * Replace the store's database with an index file.
+ *
+ * source: {stream: ReadableStream<Uint8Array>, total: bytes | null}. onProgress({phase, bytes,
+ * total}) is called as bytes arrive (phase 'reading'), then with phase 'checking'.
+ * The new file is written and checked beside the current one; only then does it become the
+ * store's database (in OPFS, by rewriting the pointer file), so a failure leaves the old one.
+ */
+export async function importDatabase(store, source, onProgress = () => {}) {
+  const total = source.total ?? null;
+  const onBytes = (bytes) => onProgress({ phase: 'reading', bytes, total });
+  const onCheck = () => onProgress({ phase: 'checking', total });
+  onBytes(0);
+  const fresh = store.pool
+    ? await importIntoPool(store, source, onBytes, onCheck)
+    : await importIntoMemory(store, source, onBytes, onCheck);
+  if (store.pool) {
+    try {
+      await writeCurrentName(fresh.name);
+    } catch (err) {
+      fresh.db.close();
+      store.pool.unlink(fresh.name);
+      throw importError(`the imported index could not be made current (${err.message})`, 'storage');
     }
   }
-  const note = preferMemory ? 'memory storage requested' : 'this browser has no Origin Private File System';
-  return { sqlite3, db: new sqlite3.oo1.DB(':memory:'), storage: 'memory', storageNote: note };
+  const old = store.db;
+  store.db = fresh.db;
+  store.name = fresh.name;
+  old.close();
+  if (store.pool) removeStrays(store.pool, store.name);
 }
 
 /** A JS Array (or array-like) of params, each a number, string, null, bigint or Uint8Array. */
@@ -77,16 +309,16 @@ function toBindable(params) {
   return list.length ? list.map((v) => (v === undefined ? null : v)) : undefined;
 }
 
-/** The `exec` and `query` calls of the readingroom_host contract, over one oo1 DB. */
-export function sqlHost(db) {
+/** The `exec` and `query` calls of the readingroom_host contract, over the store's current DB. */
+export function sqlHost(store) {
   return {
     /** Run a script of one or more statements; no params, no result. */
     exec(sql) {
-      db.exec(String(sql));
+      store.db.exec(String(sql));
     },
     /** One statement with positional params; rows as arrays, blobs as Uint8Array. */
     query(sql, params) {
-      return db.exec({ sql: String(sql), bind: toBindable(params), rowMode: 'array', returnValue: 'resultRows' });
+      return store.db.exec({ sql: String(sql), bind: toBindable(params), rowMode: 'array', returnValue: 'resultRows' });
     },
   };
 }

@@ -65,6 +65,16 @@ export function showCounts(status) {
   $('counts').textContent = `${docs} document${docs === 1 ? '' : 's'}, ${chunks} passage${chunks === 1 ? '' : 's'} indexed`;
 }
 
+/** Python's `mismatch` (or null): the stored index was built by another model or chunker. */
+export function showMismatch(mismatch) {
+  const box = $('mismatch');
+  box.hidden = !mismatch;
+  box.textContent = mismatch
+    ? `This index was made differently from this app (${mismatch}). Search by words still works; ` +
+      'searching by meaning and adding documents need an index made with this app\'s model.'
+    : '';
+}
+
 export function showActivity(text) {
   $('activity').textContent = text;
 }
