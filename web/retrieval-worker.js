@@ -43,7 +43,8 @@ async function loadPython(wheel) {
 
 /** What the page adds to Python's status about where the library lives. */
 function storageInfo() {
-  return { storageNote: store?.storageNote ?? '' };
+  // memoryCopy: reads are served from an in-memory copy of the OPFS library (sqlite-host.js).
+  return { storageNote: store?.storageNote ?? '', memoryCopy: Boolean(store?.copy), memoryCopyNote: store?.copyNote ?? '' };
 }
 
 /** Python values crossing into JS arrive as proxies unless Python converted them already. */
