@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .errors import BadInput
 from .records import Filters
 
 
@@ -26,7 +27,7 @@ def where(f: Filters) -> tuple[str, list[Any]]:
         params.extend(ps)
 
     if f.doc_ids:
-        add(*_in("d.id", tuple(int(i) for i in f.doc_ids)))
+        add(*_in("d.id", f.doc_ids))
     if f.doc_names:
         add(*_in("d.name", f.doc_names))
     if f.doc_types:
@@ -50,11 +51,11 @@ def from_dict(d: dict | None) -> Filters:
     """Filters from the JSON the page and the CLI send; unknown keys are an error."""
     if not d:
         return Filters()
+    if not isinstance(d, dict):
+        raise BadInput("filters must be an object")
     known = set(Filters.__dataclass_fields__)
     unknown = set(d) - known
     if unknown:
-        from .errors import BadInput
-
         raise BadInput(f"unknown filter(s): {', '.join(sorted(unknown))}")
     kw: dict[str, Any] = {}
     for k, v in d.items():
@@ -62,6 +63,11 @@ def from_dict(d: dict | None) -> Filters:
             kw[k] = tuple(sorted((str(a), b) for a, b in dict(v).items()))
         elif k in ("date_from", "date_to"):
             kw[k] = v
+        elif k == "doc_ids":
+            try:
+                kw[k] = tuple(int(i) for i in (v if isinstance(v, (list, tuple)) else (v,)))
+            except (TypeError, ValueError) as e:
+                raise BadInput(f"doc_ids must be whole numbers: {e}") from e
         else:
-            kw[k] = tuple(v) if isinstance(v, (list, tuple)) else (v,)
+            kw[k] = tuple(str(x) for x in v) if isinstance(v, (list, tuple)) else (str(v),)
     return Filters(**kw)

@@ -21,7 +21,11 @@ from .merge import text_hash
 from .records import Chunk
 from .seams import Embedder
 
-MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
+# Limits a person can be told about: text beyond 10 MB would take the in-browser embedder
+# (about 10 chunks a second) the better part of an hour; a PDF file may be larger than its
+# text, so raw files get more room.
+MAX_TEXT_BYTES = 10 * 1024 * 1024
+MAX_FILE_BYTES = 100 * 1024 * 1024
 TEXT_TYPES = ("md", "txt", "html", "pdf")
 EMBED_BATCH = 32
 
@@ -60,8 +64,8 @@ def doc_type_of(name: str, given: str | None) -> str:
 
 def decode(name: str, data: bytes) -> str:
     """Strict UTF-8 (a BOM is allowed); anything else is refused with a reason."""
-    if len(data) > MAX_DOCUMENT_BYTES:
-        raise DocumentTooLarge(f"{name} is {len(data) / 1e6:.0f} MB; the limit is {MAX_DOCUMENT_BYTES // 2**20} MB")
+    if len(data) > MAX_TEXT_BYTES:
+        raise DocumentTooLarge(f"{name} is {len(data) / 2**20:.0f} MB of text; the limit is {MAX_TEXT_BYTES // 2**20} MB")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise NotText(f"{name} is UTF-16 text; save it as UTF-8 and add it again")
     if b"\x00" in data[:65536]:
@@ -88,16 +92,20 @@ def prepare(doc: NewDocument, settings: ChunkSettings) -> tuple[str, str, list[C
     if pages is None and doc_type == "pdf":
         if doc.data is None:
             raise BadInput(f"{doc.name}: a PDF needs its bytes or its pages")
+        if len(doc.data) > MAX_FILE_BYTES:
+            raise DocumentTooLarge(f"{doc.name} is {len(doc.data) / 2**20:.0f} MB; the limit for files is {MAX_FILE_BYTES // 2**20} MB")
         pages = tuple(pdf_pages(doc.name, doc.data))
     if pages is not None:
+        if sum(len(p.encode("utf-8")) for p in pages) > MAX_TEXT_BYTES:
+            raise DocumentTooLarge(f"{doc.name} has over {MAX_TEXT_BYTES // 2**20} MB of text")
         chunks: list[Chunk] = []
         for number, page_text in enumerate(pages, start=1):
             chunks += chunk_text(page_text, "txt", settings, page=number, base_index=len(chunks))
         text = "\f".join(pages)
     else:
         text = doc.text if doc.text is not None else decode(doc.name, doc.data or b"")
-        if len(text.encode("utf-8")) > MAX_DOCUMENT_BYTES:
-            raise DocumentTooLarge(f"{doc.name} is over the {MAX_DOCUMENT_BYTES // 2**20} MB limit")
+        if len(text.encode("utf-8")) > MAX_TEXT_BYTES:
+            raise DocumentTooLarge(f"{doc.name} is over the {MAX_TEXT_BYTES // 2**20} MB text limit")
         if doc_type == "html":
             text = html_to_text(text)  # offsets then refer to the extracted text
         chunks = chunk_text(text, "md" if doc_type == "html" else doc_type, settings)

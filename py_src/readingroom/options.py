@@ -47,15 +47,18 @@ class Options:
         if unknown:
             raise BadInput(f"unknown option(s): {', '.join(sorted(unknown))}")
         kw: dict[str, Any] = {}
-        for k, v in d.items():
-            if k == "filters":
-                kw[k] = filters_from_dict(v)
-            elif k == "boosts":
-                kw[k] = tuple(Boost.from_dict(b) for b in v or ())
-            elif k == "weights":
-                kw[k] = (float(v[0]), float(v[1]))
-            else:
-                kw[k] = v
+        try:
+            for k, v in d.items():
+                if k == "filters":
+                    kw[k] = filters_from_dict(v)
+                elif k == "boosts":
+                    kw[k] = tuple(Boost.from_dict(b) for b in v or ())
+                elif k == "weights":
+                    kw[k] = (float(v[0]), float(v[1]))
+                else:
+                    kw[k] = v
+        except (TypeError, ValueError, KeyError, IndexError) as e:
+            raise BadInput(f"bad option {k!r}: {e}") from e
         opts = cls(**kw)
         opts.check()
         return opts
@@ -73,3 +76,8 @@ class Options:
                 raise BadInput(f"{name} must be a positive whole number, not {v!r}")
         if self.candidates > 4096:
             raise BadInput("candidates must be at most 4096")
+        for name in ("floor", "budget", "reserve"):
+            if not isinstance(getattr(self, name), (int, float)) or isinstance(getattr(self, name), bool):
+                raise BadInput(f"{name} must be a number")
+        if self.mmr_lambda is not None and not 0 <= self.mmr_lambda <= 1:
+            raise BadInput("mmr_lambda must be between 0 and 1")
