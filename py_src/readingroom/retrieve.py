@@ -15,6 +15,7 @@ from typing import Callable
 
 from . import fuse, merge, pack, rerank, search
 from .errors import Cancelled, EmbedderError, StorageError
+from .fts import terms
 from .index import Index
 from .options import MAX_QUERY_CHARS, Options
 from .records import Filters, Hit, Span
@@ -203,6 +204,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
                    "fused": len(fused), "chosen": len(chosen), "spans": len(spans),
                    "packed": len(packed.spans)},
         "query_truncated": truncated,
+        "terms": terms(text),  # the words the lexical leg searched for, for highlighting
         "options": options.to_dict(),
         "model": embedder.model_id if embedder else None,
     }
