@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -35,7 +36,9 @@ def fingerprint() -> str:
 def build(out: Path) -> Path:
     from .library import Library
 
-    tmp = out.with_suffix(".building")
+    # Per-process scratch name: two builds at once (a test run beside a manual build) must
+    # not write into each other's file; the last finished one wins the rename, whole.
+    tmp = out.with_name(f"{out.stem}.{os.getpid()}.building")
     tmp.unlink(missing_ok=True)
     lib = Library.open(tmp)
     docs = documents()

@@ -9,6 +9,7 @@ chunks and vectors, copied with distinct document names and slightly jittered ve
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +41,7 @@ def scaled_index(source: Path, n_chunks: int, out: Path, seed: int = 7) -> Path:
     by_doc: dict[str, list[dict]] = {}
     for c in chunks:
         by_doc.setdefault(c["doc"], []).append(c)
-    tmp = out.with_suffix(".building")
+    tmp = out.with_name(f"{out.stem}.{os.getpid()}.building")  # concurrent runs never share it
     if tmp.exists():
         tmp.unlink()
     index = Index(open_store(tmp), Provenance(MODEL_ID, DIM))

@@ -50,7 +50,7 @@ def build_index(ds: Dataset, model_dir: str | None = None,
     final = index_path(ds)
     if final.exists():
         return final, {"cached": True}
-    tmp = final.with_suffix(".building")
+    tmp = final.with_name(f"{final.stem}.{os.getpid()}.building")  # concurrent runs never share it
     if tmp.exists():
         tmp.unlink()
     lib = Library.open(tmp, model_dir=model_dir)
