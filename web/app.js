@@ -26,6 +26,7 @@ import { readDocuments } from './files.js';
 import { setupOffline } from './offline.js';
 import { RemoteError, rpcClient } from './rpc.js';
 import * as ui from './ui.js';
+import { mountChat } from './chat-panel.js';
 
 const state = {
   state: 'starting', // starting | locked | ready | error
@@ -253,6 +254,7 @@ async function status() {
 window.readingroom = Object.freeze({
   ready, addDocuments, query, status, deleteDocument, documents, embed, importIndex,
 });
+mountChat(document.getElementById('chat-root'), window.readingroom);
 
 // --- UI wiring --------------------------------------------------------------------------------
 

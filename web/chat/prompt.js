@@ -1,0 +1,66 @@
+// What the chat model is sent, and how its [n] citations map back to the sources.
+
+export const GROUNDED_INSTRUCTIONS =
+  'You answer questions using only the numbered sources below, which come from the user\'s own documents. ' +
+  'Cite every source you use by its number in square brackets, like [1] or [2]. ' +
+  'If the sources do not answer the question, say that the documents do not say. Be brief.';
+
+export const NO_SOURCES_INSTRUCTIONS =
+  'The user asked about their own documents, but no passage in them matches the question. ' +
+  'Say that the documents do not seem to cover it. Do not make up an answer.';
+
+/**
+ * The messages array for one question. `context` is retrieval's packed context (the [n]
+ * passages), or null for plain chat without grounding.
+ */
+export function buildMessages(question, context) {
+  if (context === null || context === undefined) return [{ role: 'user', content: question }];
+  const system = context.trim()
+    ? `${GROUNDED_INSTRUCTIONS}\n\nSources:\n\n${context.trim()}`
+    : NO_SOURCES_INSTRUCTIONS;
+  return [
+    { role: 'system', content: system },
+    { role: 'user', content: question },
+  ];
+}
+
+/**
+ * The sources the context cites, in citation order: entry n-1 is what [n] points at.
+ *
+ * packed.included[n-1] holds the chunk ids of the span behind [n]. It is matched against
+ * results by chunk ids, because results[n-1] is not always that span: a span too big for the
+ * budget is skipped and the ones after it move up a number. Falls back to results[n-1] for
+ * replies without `packed`.
+ */
+export function citedSources(result) {
+  const results = result?.results ?? [];
+  const included = result?.packed?.included;
+  if (!Array.isArray(included)) return results.slice(0, result?.stats?.counts?.packed ?? results.length);
+  const key = (ids) => (ids ?? []).join(',');
+  const byIds = new Map(results.map((r) => [key(r.chunk_ids), r]));
+  const trimmed = new Set(result.packed.trimmed ?? []);
+  return included.map((ids, i) => {
+    const r = byIds.get(key(ids)) ?? results[i];
+    return r ? { ...r, trimmed: trimmed.has(i) || Boolean(r.trimmed) } : null;
+  }).filter(Boolean);
+}
+
+const CITATION = /\[(\d+(?:\s*[,;]\s*\d+)*)\]/g;
+
+/**
+ * Splits answer text into plain pieces and citations: [{text}] and [{text, refs: [n, ...]}].
+ * Only numbers 1..count become references; "[7]" with 3 sources stays text.
+ */
+export function splitCitations(text, count) {
+  const parts = [];
+  let last = 0;
+  for (const m of text.matchAll(CITATION)) {
+    const refs = m[1].split(/[,;]/).map((s) => Number(s.trim()));
+    if (!refs.every((n) => Number.isInteger(n) && n >= 1 && n <= count)) continue;
+    if (m.index > last) parts.push({ text: text.slice(last, m.index) });
+    parts.push({ text: m[0], refs });
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) parts.push({ text: text.slice(last) });
+  return parts;
+}
