@@ -7,6 +7,10 @@
 //   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
 //   window.readingroom.deleteDocument(id)  -> Python's reply ({deleted, status})
 //   window.readingroom.documents()         -> Python's list of stored documents
+//   window.readingroom.cancelIngest()      -> stops the addDocuments in flight after its current
+//                                             batch; the document being added is not stored
+//   window.readingroom.reindex()           -> re-embeds the library with this app's model (needs
+//                                             the worker's `reindex` op; rejects while it is missing)
 //   window.readingroom.embed(texts)        -> [[384 numbers], ...] from the embedding worker (diagnostics)
 //   window.readingroom.importIndex(source) -> status() of the imported index
 //       source: a URL on this app's origin (string or URL, relative to the page), a File/Blob, or
@@ -22,8 +26,11 @@
 // Python's replies come back unchanged, {"error": {type, message}} ones included; a promise only
 // rejects when something failed outside Python's own error handling.
 
+import { showDebug } from './debug.js';
+import { IngestProgress, currentFilters, showDocuments, showFilterSummary, showFilters } from './documents.js';
 import { readDocuments } from './files.js';
 import { setupOffline } from './offline.js';
+import { closeReader, dropResultsOf, openReader, showResults } from './results.js';
 import { RemoteError, rpcClient } from './rpc.js';
 import * as ui from './ui.js';
 import { mountChat } from './chat-panel.js';
@@ -41,6 +48,11 @@ const state = {
 const mark = (name) => {
   state.timings[name] = Math.round(performance.now());
 };
+// The progress panel of every addDocuments call, from the page or from automation.
+const ingest = new IngestProgress(() => {
+  cancelIngest().catch((err) => ui.showNotice(err.message ?? String(err)));
+});
+let lastSearch = null; // {text, result} of the last search made from the page
 
 function onProgress(event) {
   if (event?.type !== 'progress') return;
@@ -49,16 +61,21 @@ function onProgress(event) {
     ui.setStep('model', 'active', event.percent !== undefined ? `${event.status} ${event.percent}%` : event.status ?? '');
   } else if (event.stage === 'locked') {
     state.state = 'locked';
+    ui.showAppState('locked');
     ui.showNotice('Another tab has Reading Room open. Close it there to continue here; this tab will carry on by itself.', 'warning');
   } else if (event.stage === 'database') {
     ui.showStorage(event.storage, event.storageNote);
   } else if (event.stage === 'import') {
     ui.showActivity(importMessage(event));
-  } else if (event.event === 'chunks') {
-    ui.showActivity(`Indexing ${event.name}: ${event.done} of ${event.total} passages embedded`);
-  } else if (event.event === 'document') {
-    ui.showActivity(`${event.done} of ${event.total} documents done`);
+  } else if (event.event === 'chunks' || event.event === 'document') {
+    ingest.event(event);
   }
+}
+
+/** Header state: warming up, ready, ready offline, locked, error. */
+function showState() {
+  if (state.state === 'ready') ui.showAppState(state.offlineReady ? 'offline' : 'ready');
+  else ui.showAppState(state.state);
 }
 
 const MB = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0);
@@ -81,6 +98,7 @@ function fail(error) {
   state.state = 'error';
   state.error = { type: error.type ?? 'error', message: error.message ?? String(error) };
   ui.setPhase('error');
+  showState();
   ui.showNotice(state.error.message);
   rejectReady?.(new RemoteError(state.error));
 }
@@ -105,6 +123,7 @@ async function boot() {
   setupOffline(manifest.version, (change) => {
     if ('offlineReady' in change) state.offlineReady = change.offlineReady;
     ui.showOffline(change);
+    showState();
   });
 
   const embedWorker = new Worker('embed-worker.js', { type: 'module', name: 'readingroom-embedder' });
@@ -143,10 +162,12 @@ async function boot() {
   mark('ready');
   ui.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);
   ui.setPhase('ready');
+  showState();
   ui.showNotice('');
   ui.showStorage(state.storage, state.storageNote);
   ui.showCounts(status);
   ui.showMismatch(status.mismatch);
+  refreshDocuments();
   if (state.storage === 'opfs') {
     // Ask the browser not to evict the library under storage pressure (it may say no).
     state.persisted = (await navigator.storage.persist?.().catch(() => false)) ?? false;
@@ -175,14 +196,41 @@ const ready = new Promise((resolve, reject) => {
 ready.catch(() => {}); // shown on the page; automation sees the rejection through `ready`
 
 async function addDocuments(input) {
+  const items = Array.from(typeof Blob !== 'undefined' && input instanceof Blob ? [input] : input ?? []);
+  ingest.begin(items.length);
+  let attempted = items.length;
+  try {
+    await ready;
+    const { docs, rejected } = await readDocuments(items, (p) => ingest.onReading(p));
+    // Show refused files at once, not after the others are indexed.
+    ui.showFileMessages(rejected.map((r) => ({ text: r.message })));
+    for (const _ of rejected) ingest.event({ event: 'document' });
+    const report = docs.length ? await retrieval('addDocuments', { docs }) : {};
+    if (report.documents) attempted = rejected.length + report.documents.length;
+    if (report.status) ui.showCounts(report.status);
+    return rejected.length ? { ...report, rejected_files: rejected } : report;
+  } finally {
+    ingest.end(items.length, attempted);
+    refreshDocuments();
+  }
+}
+
+/** Asks the worker to stop adding documents after the batch it is embedding. */
+async function cancelIngest() {
   await ready;
-  const items = typeof Blob !== 'undefined' && input instanceof Blob ? [input] : input;
-  const { docs, rejected } = await readDocuments(items);
-  // Show refused files at once, not after the others are indexed.
-  ui.showFileMessages(rejected.map((r) => ({ text: r.message })));
-  const report = docs.length ? await retrieval('addDocuments', { docs }) : {};
-  if (report.status) ui.showCounts(report.status);
-  return rejected.length ? { ...report, rejected_files: rejected } : report;
+  return retrieval('cancelIngest');
+}
+
+/** Re-embeds the library with this app's model, for a provenance mismatch. */
+async function reindex() {
+  await ready;
+  const out = await retrieval('reindex');
+  if (out.status) {
+    ui.showCounts(out.status);
+    ui.showMismatch(out.status.mismatch);
+  }
+  refreshDocuments();
+  return out;
 }
 
 async function query(text, options = {}) {
@@ -194,6 +242,11 @@ async function deleteDocument(docId) {
   await ready;
   const out = await retrieval('deleteDocument', { docId });
   if (out.status) ui.showCounts(out.status);
+  if (out.deleted) {
+    dropResultsOf(docId);
+    refreshDocuments();
+    if (lastSearch) search(lastSearch.text); // the deleted document's passages leave the results
+  }
   return out;
 }
 
@@ -237,6 +290,7 @@ async function importIndex(source) {
     }
     ui.showCounts(out);
     ui.showMismatch(out.mismatch);
+    refreshDocuments();
     ui.showActivity(`Imported an index of ${out.documents} document${out.documents === 1 ? '' : 's'}.`);
     return publicStatus(out);
   } catch (err) {
@@ -252,29 +306,114 @@ async function status() {
 }
 
 window.readingroom = Object.freeze({
-  ready, addDocuments, query, status, deleteDocument, documents, embed, importIndex,
+  ready, addDocuments, query, status, deleteDocument, documents, embed, importIndex, cancelIngest, reindex,
 });
 mountChat(document.getElementById('chat-root'), window.readingroom);
 
 // --- UI wiring --------------------------------------------------------------------------------
 
+/** A failed write because storage is full gets the storage-full message; others their own. */
+function problemText(error) {
+  return ui.storageFullMessage(error) ?? error?.message ?? String(error);
+}
+
 async function addFromUser(files) {
   if (!files?.length) return;
-  ui.showActivity(`Adding ${files.length} file${files.length === 1 ? '' : 's'}…`);
+  ui.showActivity(`Adding ${ui.plural(files.length, 'file')}…`);
   try {
     const report = await addDocuments(Array.from(files));
     if (report.error) throw report.error;
     const messages = (report.rejected_files ?? []).map((r) => ({ text: r.message }));
     const outcomes = report.documents ?? [];
+    let full = false;
     for (const o of outcomes) {
-      if (o.status === 'error') messages.push({ text: o.error?.message ?? `${o.name} could not be added` });
+      if (o.status !== 'error') continue;
+      if (o.error?.type === 'cancelled') {
+        messages.push({ text: `Cancelled: ${o.name} was not added.`, kind: 'info' });
+      } else if (ui.storageFullMessage(o.error) || (o.error?.type === 'storage' && (await ui.storageLooksFull()))) {
+        full = true;
+        messages.push({ text: `${o.name} was not added: storage is full.` });
+      } else {
+        messages.push({ text: o.error?.message ?? `${o.name} could not be added` });
+      }
     }
+    if (full) ui.showNotice(ui.storageFullMessage({ type: 'quota' }));
     ui.showFileMessages(messages);
-    const added = outcomes.filter((o) => o.status !== 'error').length;
-    ui.showActivity(added ? `Added ${added} document${added === 1 ? '' : 's'}.` : '');
+    const count = (status) => outcomes.filter((o) => o.status === status).length;
+    const parts = [];
+    if (count('added')) parts.push(`added ${count('added')}`);
+    if (count('replaced')) parts.push(`updated ${count('replaced')}`);
+    if (count('unchanged')) parts.push(`${count('unchanged')} unchanged`);
+    const skipped = files.length - outcomes.length - (report.rejected_files?.length ?? 0);
+    if (skipped > 0) parts.push(`${skipped} not started`);
+    ui.showActivity(parts.length ? `Documents: ${parts.join(', ')}.` : '');
   } catch (err) {
     ui.showActivity('');
-    ui.showFileMessages([{ text: err.message ?? String(err) }]);
+    const full = ui.storageFullMessage(err) ?? (err?.type === 'storage' && (await ui.storageLooksFull())
+      ? ui.storageFullMessage({ type: 'quota' }) : null);
+    if (full) ui.showNotice(full);
+    else ui.showFileMessages([{ text: err.message ?? String(err) }]);
+  }
+}
+
+let documentsRefresh = null;
+/** Re-reads documents() into the list and the filters (one read at a time, the latest wins). */
+function refreshDocuments() {
+  if (state.state !== 'ready') return Promise.resolve();
+  const run = async () => {
+    const docs = await documents();
+    if (!Array.isArray(docs)) return;
+    showDocuments(docs, removeDocument);
+    showFilters(docs);
+  };
+  documentsRefresh = (documentsRefresh ?? Promise.resolve()).then(run, run).catch((err) => {
+    ui.showNotice(`The document list could not be read: ${err.message ?? err}`);
+  });
+  return documentsRefresh;
+}
+
+async function removeDocument(doc) {
+  try {
+    const out = await deleteDocument(doc.id);
+    if (out.error) throw out.error;
+    ui.showActivity(`Deleted ${doc.name}.`);
+  } catch (err) {
+    ui.showNotice(problemText(err));
+    refreshDocuments();
+  }
+}
+
+const debugToggle = document.getElementById('debug-toggle');
+let searches = 0; // the latest search's number: an older answer arriving late is not shown
+
+async function search(text) {
+  const options = {};
+  const filters = currentFilters();
+  if (Object.keys(filters).length) options.filters = filters;
+  const summary = document.getElementById('results-summary');
+  const results = document.getElementById('results');
+  const mine = ++searches;
+  summary.textContent = 'Searching…';
+  results.setAttribute('aria-busy', 'true');
+  try {
+    const result = await query(text, options);
+    if (mine !== searches) return; // a newer search replaced this one: its answer is on the way
+    if (result.error) {
+      ui.showNotice(result.error.message);
+      summary.textContent = '';
+      return;
+    }
+    ui.showNotice('');
+    lastSearch = { text, result };
+    showResults(result, (i) => openReader(result, i));
+    if (debugToggle.checked) showDebug(result);
+  } catch (err) {
+    if (mine === searches) ui.showNotice(err.message ?? String(err));
+  } finally {
+    if (mine === searches) {
+      results.dataset.query = text; // what the cards answer (tests wait on it)
+      results.setAttribute('aria-busy', 'false');
+    }
   }
 }
 
@@ -297,19 +436,39 @@ function wire() {
     zone.classList.remove('dragging');
     addFromUser(Array.from(e.dataTransfer?.files ?? []));
   });
+  // A file dropped beside the zone would make the browser navigate away to it.
+  for (const name of ['dragover', 'drop']) window.addEventListener(name, (e) => e.preventDefault());
 
-  document.getElementById('query-form').addEventListener('submit', async (e) => {
+  document.getElementById('query-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    const text = document.getElementById('query').value;
+    search(document.getElementById('query').value);
+  });
+  document.getElementById('filters').addEventListener('change', () => {
+    showFilterSummary();
+    if (lastSearch) search(lastSearch.text);
+  });
+  document.getElementById('reader-close').addEventListener('click', closeReader);
+  debugToggle.addEventListener('change', () => {
+    document.getElementById('debug').hidden = !debugToggle.checked;
+    if (debugToggle.checked) showDebug(lastSearch?.result ?? null);
+  });
+  document.getElementById('reindex').addEventListener('click', async (e) => {
+    const button = e.currentTarget;
+    const message = document.getElementById('reindex-message');
+    button.disabled = true;
+    message.textContent = 'Re-indexing…';
     try {
-      const result = await query(text);
-      if (result.error) ui.showNotice(result.error.message);
-      else {
-        ui.showNotice('');
-        ui.showResults(result);
-      }
+      const out = await reindex();
+      if (out.error) throw out.error;
+      message.textContent = 'Re-indexed with this app\'s model.';
     } catch (err) {
-      ui.showNotice(err.message ?? String(err));
+      message.textContent = err?.type === 'bad_request'
+        ? 'Re-indexing is not available in this version yet. Searching by words still works. To ' +
+          'start a new library with this app\'s model, clear this site\'s data in the browser\'s ' +
+          'settings, then add your files again.'
+        : `Re-indexing failed: ${problemText(err)}`;
+    } finally {
+      button.disabled = false;
     }
   });
 }

@@ -1,14 +1,29 @@
-// DOM updates for the page. Text from documents and from errors is only ever set with
-// textContent, never parsed as HTML.
+// Page-level DOM updates: start-up steps, the app's state, notices, storage and counts.
+// Text from documents and from errors is only ever set with textContent, never parsed as HTML.
 
 const $ = (id) => document.getElementById(id);
 
-function el(tag, className, text) {
+export function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
+  if (text !== undefined && text !== null) node.textContent = String(text);
   return node;
 }
+
+export function formatBytes(bytes) {
+  const n = Number(bytes) || 0;
+  if (n < 1000) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = n / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+export const plural = (n, word, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 
 /** step: 'python' | 'model' | 'ready'; state: 'active' | 'done' | 'error'. */
 export function setStep(step, state, detail = '') {
@@ -21,8 +36,25 @@ export function setStep(step, state, detail = '') {
 
 export function setPhase(phase) {
   document.body.dataset.phase = phase; // CSS enables the controls once 'ready'
-  $('query').disabled = phase !== 'ready';
-  $('query-button').disabled = phase !== 'ready';
+  for (const id of ['query', 'query-button']) {
+    const control = $(id);
+    if (control) control.disabled = phase !== 'ready';
+  }
+}
+
+const APP_STATES = {
+  starting: 'Warming up…',
+  locked: 'Waiting for another tab',
+  ready: 'Ready',
+  offline: 'Ready offline',
+  error: 'Could not start',
+};
+
+/** The one-word state in the header: starting | locked | ready | offline | error. */
+export function showAppState(state) {
+  const badge = $('app-state');
+  badge.dataset.state = state;
+  badge.textContent = APP_STATES[state] ?? state;
 }
 
 /** A message the user should read; kind: 'error' | 'warning' | 'info'. Empty text hides it. */
@@ -55,23 +87,53 @@ export function showStorage(storage, note) {
   warning.hidden = storage !== 'memory';
   warning.textContent =
     storage === 'memory'
-      ? `Documents are kept in memory only and will be gone when you close this tab${note ? ` (${note})` : ''}.`
+      ? 'Storage unavailable: documents are kept in memory only and will be gone when you close ' +
+        `this tab${note ? ` (${note})` : ''}. Keep your files to add them again.`
       : '';
 }
 
-export function showCounts(status) {
+/** Storage full (a QuotaExceededError, or SQLite's "database or disk is full"), or null. */
+export function storageFullMessage(error) {
+  const text = `${error?.type ?? ''} ${error?.name ?? ''} ${error?.message ?? ''}`;
+  if (!/quota|disk is full|database or disk|SQLITE_FULL|storage is full/i.test(text)) return null;
+  return 'Storage is full: the browser will not give this site more space, so nothing more was ' +
+    'saved. Delete documents you no longer need, or free space on this device, then try again.';
+}
+
+/**
+ * Whether the site's storage is (all but) used up. A write that fails for want of space reaches
+ * Python as a plain SQLite I/O error, so a storage error while this says yes means "full".
+ */
+export async function storageLooksFull() {
+  const estimate = await navigator.storage?.estimate?.().catch(() => null);
+  if (!estimate?.quota) return false;
+  return estimate.quota - (estimate.usage ?? 0) < 8 * 1024 * 1024;
+}
+
+let countsShown = 0; // the latest showCounts call: an older one's storage estimate is dropped
+
+/** Documents and passages in the library, plus how much of the site's storage is used. */
+export async function showCounts(status) {
+  const mine = ++countsShown;
   const docs = status?.documents ?? 0;
   const chunks = status?.chunks ?? 0;
-  $('counts').textContent = `${docs} document${docs === 1 ? '' : 's'}, ${chunks} passage${chunks === 1 ? '' : 's'} indexed`;
+  const counts = $('counts');
+  const text = `${plural(docs, 'document')}, ${plural(chunks, 'passage')} indexed`;
+  counts.textContent = text;
+  if (status?.storage !== 'opfs') return;
+  const estimate = await navigator.storage?.estimate?.().catch(() => null);
+  if (estimate?.quota && mine === countsShown) {
+    counts.textContent = `${text} · ${formatBytes(estimate.usage)} of ${formatBytes(estimate.quota)} storage used`;
+  }
 }
 
 /** Python's `mismatch` (or null): the stored index was built by another model or chunker. */
 export function showMismatch(mismatch) {
   const box = $('mismatch');
   box.hidden = !mismatch;
-  box.textContent = mismatch
-    ? `This index was made differently from this app (${mismatch}). Search by words still works; ` +
-      'searching by meaning and adding documents need an index made with this app\'s model.'
+  box.querySelector('.text').textContent = mismatch
+    ? `This library was indexed differently from this app (${mismatch}). Searching by words still ` +
+      'works; searching by meaning and adding documents need it re-indexed with this app\'s model.'
     : '';
 }
 
@@ -83,33 +145,4 @@ export function showActivity(text) {
 export function showFileMessages(messages) {
   const list = $('file-messages');
   list.replaceChildren(...messages.map((m) => el('li', `message ${m.kind ?? 'error'}`, m.text)));
-}
-
-const REASONS = {
-  empty_query: 'Type a question first.',
-  no_documents: 'Add a document first, then ask.',
-};
-
-export function showResults(result) {
-  const list = $('results');
-  const rows = result?.results ?? [];
-  const summary = $('results-summary');
-  if (!rows.length) {
-    summary.textContent = REASONS[result?.reason] ?? `No matching passages${result?.reason ? ` (${result.reason})` : ''}.`;
-    list.replaceChildren();
-    return;
-  }
-  summary.textContent = `${rows.length} passage${rows.length === 1 ? '' : 's'}`;
-  list.replaceChildren(
-    ...rows.map((row) => {
-      const item = el('li', 'result');
-      const head = el('div', 'result-head');
-      head.append(el('span', 'doc-name', row.doc_name ?? ''), el('span', 'score', Number(row.score ?? 0).toFixed(3)));
-      item.append(head);
-      const heading = (row.heading_paths?.[0] ?? []).join(' › ');
-      if (heading) item.append(el('div', 'heading', heading));
-      item.append(el('p', 'passage', row.text ?? ''));
-      return item;
-    }),
-  );
 }

@@ -1,0 +1,182 @@
+// Search results as cards, the query's words highlighted, and a reader showing a passage in its
+// document's context. Everything from a document is set as text nodes; <mark> elements are made
+// with createElement, never from HTML.
+
+import { el, plural } from './ui.js';
+
+const $ = (id) => document.getElementById(id);
+
+// --- highlighting -----------------------------------------------------------------------------
+
+const WORD = /[\p{L}\p{M}\p{N}_]+/gu; // Python's \w, which cut the query into its terms
+const SUFFIXES = ['ings', 'ing', 'ers', 'er', 'es', 'ed', 'ly', 's'];
+
+/** Case- and accent-insensitive form (the index removes diacritics too). */
+const fold = (word) => word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/** A light stem, for display only: "genes" and "gene" highlight each other. */
+function stem(word) {
+  for (const suffix of SUFFIXES) {
+    if (word.length - suffix.length >= 3 && word.endsWith(suffix)) return word.slice(0, -suffix.length);
+  }
+  return word;
+}
+
+/**
+ * A fragment of `text` with every word matching one of `terms` (Python's stats.terms) in a
+ * <mark>. Built from text nodes only, so markup in the text stays text.
+ */
+export function highlighted(text, terms = []) {
+  const fragment = document.createDocumentFragment();
+  const wanted = new Set((terms ?? []).map((t) => stem(fold(String(t)))).filter(Boolean));
+  const source = String(text ?? '');
+  let at = 0;
+  if (wanted.size) {
+    for (const match of source.matchAll(WORD)) {
+      if (!wanted.has(stem(fold(match[0])))) continue;
+      if (match.index > at) fragment.append(document.createTextNode(source.slice(at, match.index)));
+      fragment.append(el('mark', '', match[0]));
+      at = match.index + match[0].length;
+    }
+  }
+  if (at < source.length) fragment.append(document.createTextNode(source.slice(at)));
+  return fragment;
+}
+
+// --- cards ------------------------------------------------------------------------------------
+
+const REASONS = {
+  empty_query: 'Type a question first.',
+  no_documents: 'Add a document first, then ask.',
+};
+const PARTIAL = {
+  model_mismatch: 'Searched by words only: the library was indexed with another model (re-index to search by meaning).',
+  embed_failed: 'Searched by words only: the question could not be turned into a vector.',
+  offline: 'Searched by words only: the model is not available offline.',
+};
+
+const headingText = (path) => (path ?? []).join(' › ');
+const formatScore = (score) => Number(score ?? 0).toPrecision(3);
+
+function card(row, index, terms) {
+  const item = el('li', 'result');
+  item.tabIndex = 0;
+  item.dataset.index = String(index);
+  item.dataset.docId = String(row.doc_id);
+  item.setAttribute('role', 'button');
+  item.setAttribute('aria-label', `Show passage ${index + 1} from ${row.doc_name} in context`);
+  const head = el('div', 'result-head');
+  const where = el('span', 'where');
+  where.append(el('span', 'doc-name', row.doc_name ?? ''), el('span', 'doc-type', row.doc_type ?? ''));
+  if (row.page !== null && row.page !== undefined) where.append(el('span', 'page', `page ${row.page}`));
+  head.append(where, el('span', 'score', formatScore(row.score)));
+  head.lastChild.title = 'Score (fused, after boosts)';
+  item.append(head);
+  const heading = headingText(row.heading_paths?.[0]);
+  if (heading) item.append(el('div', 'heading', heading));
+  const passage = el('p', 'passage');
+  passage.append(highlighted(row.text ?? '', terms));
+  item.append(passage);
+  return item;
+}
+
+/**
+ * Shows Python's result as cards; onOpen(index) runs when a card is clicked or activated with
+ * the keyboard.
+ */
+export function showResults(result, onOpen = () => {}) {
+  const list = $('results');
+  const rows = result?.results ?? [];
+  const summary = $('results-summary');
+  const terms = result?.stats?.terms ?? [];
+  closeReader();
+  if (!rows.length) {
+    summary.textContent = REASONS[result?.reason] ?? `No matching passages${result?.reason ? ` (${result.reason})` : ''}.`;
+    list.replaceChildren();
+    return;
+  }
+  const docs = new Set(rows.map((r) => r.doc_id)).size;
+  summary.textContent = `${plural(rows.length, 'passage')} from ${plural(docs, 'document')}`;
+  if (PARTIAL[result.reason]) summary.textContent += `. ${PARTIAL[result.reason]}`;
+  list.replaceChildren(...rows.map((row, i) => card(row, i, terms)));
+  list.onclick = (e) => {
+    const item = e.target.closest?.('.result');
+    if (item) onOpen(Number(item.dataset.index));
+  };
+  list.onkeydown = (e) => {
+    const item = e.target.closest?.('.result');
+    if (item && (e.key === 'Enter' || e.key === ' ')) {
+      e.preventDefault();
+      onOpen(Number(item.dataset.index));
+    }
+  };
+}
+
+/** Removes the cards of a deleted document at once (the query then runs again). */
+export function dropResultsOf(docId) {
+  for (const item of $('results').querySelectorAll('.result')) {
+    if (item.dataset.docId === String(docId)) item.remove();
+  }
+  if ($('reader').dataset.docId === String(docId)) closeReader();
+}
+
+// --- the reader -------------------------------------------------------------------------------
+
+/**
+ * The neighbouring chunks of a span, when this query's evidence holds them (same document, same
+ * page, the chunk just before / after), cut by character offsets so no text repeats: every chunk
+ * is an exact slice of its document, as merge.py relies on too.
+ */
+function neighbours(span, evidence) {
+  const inSpan = evidence.filter((h) => span.chunk_ids.includes(h.chunk_id));
+  const first = span.chunk_index;
+  const last = inSpan.length ? Math.max(...inSpan.map((h) => h.chunk_index)) : first + span.chunk_ids.length - 1;
+  const same = (h) => h.doc_id === span.doc_id && (h.page ?? null) === (span.page ?? null);
+  const prev = evidence.find((h) => same(h) && h.chunk_index === first - 1);
+  const next = evidence.find((h) => same(h) && h.chunk_index === last + 1);
+  const before = prev && prev.start < span.start ? prev.text.slice(0, span.start - prev.start) : '';
+  const after = next && next.end > span.end ? next.text.slice(Math.max(0, span.end - next.start)) : '';
+  return { before, after };
+}
+
+export function closeReader() {
+  const reader = $('reader');
+  reader.hidden = true;
+  delete reader.dataset.docId;
+  for (const item of document.querySelectorAll('#results .result[aria-expanded="true"]')) {
+    item.setAttribute('aria-expanded', 'false');
+  }
+}
+
+/** Shows result.results[index] with its heading path, page and any neighbouring text found. */
+export function openReader(result, index) {
+  const span = result?.results?.[index];
+  if (!span) return;
+  const reader = $('reader');
+  const terms = result.stats?.terms ?? [];
+  reader.dataset.docId = String(span.doc_id);
+  reader.querySelector('.reader-title').textContent = span.doc_name ?? '';
+  const where = [span.doc_type, span.page != null ? `page ${span.page}` : null, `passage ${index + 1}`]
+    .filter(Boolean).join(' · ');
+  reader.querySelector('.reader-where').textContent = where;
+  const paths = (span.heading_paths ?? []).map(headingText).filter(Boolean);
+  reader.querySelector('.reader-headings').replaceChildren(...paths.map((p) => el('li', '', p)));
+
+  const { before, after } = neighbours(span, result.evidence ?? []);
+  const body = reader.querySelector('.reader-body');
+  body.replaceChildren();
+  if (before) body.append(el('p', 'context-before', before));
+  const main = el('p', 'context-span');
+  main.append(highlighted(span.text ?? '', terms));
+  body.append(main);
+  if (after) body.append(el('p', 'context-after', after));
+  reader.querySelector('.reader-note').textContent = before || after
+    ? 'The passage found, with the neighbouring text this search also retrieved (greyed).'
+    : 'The passage found. The text around it was not among this search\'s candidates, so only the passage is shown.';
+
+  for (const item of document.querySelectorAll('#results .result')) {
+    item.setAttribute('aria-expanded', String(Number(item.dataset.index) === index));
+  }
+  reader.hidden = false;
+  reader.scrollIntoView?.({ block: 'nearest' });
+}
