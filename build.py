@@ -399,12 +399,48 @@ def write_manifest(dist: Path, wheel: Path) -> dict:
         "model": {**MODEL_INFO, "path": f"models/{MODEL_NAME}/", "name": MODEL_NAME},
         "assets": assets,
         "chat": chat_manifest(dist),
+        "bundle": bundle_manifest(dist),
     }
     (dist / "build-manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest
 
 
-def build(dist: Path = DIST, py_src: Path = PY_SRC) -> dict:
+# --- the bundled index -----------------------------------------------------------------------
+
+BUNDLE = "bundled/index.sqlite"
+
+
+def _readingroom(*args: str, capture: bool = False) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(PY_SRC), "READINGROOM_MODEL_DIR": str(model_dir())}
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, env=env, text=True,
+                          capture_output=capture)
+
+
+def demo_index() -> Path:
+    """The demo corpus (Python's own reference topics) indexed natively, cached by content."""
+    if _readingroom("readingroom._native_check", capture=True).returncode != 0:
+        _run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-e", ".[native]"])
+    fp = _readingroom("readingroom.demo", "--fingerprint", capture=True)
+    if fp.returncode != 0:
+        raise BuildError(f"cannot read the demo corpus: {fp.stderr.strip().splitlines()[-1:]}")
+    out = CACHE / "demo" / f"demo-{fp.stdout.strip()}.sqlite"
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        log("indexing the demo corpus (once; about a minute or two)")
+        if _readingroom("readingroom.demo", str(out)).returncode != 0:
+            raise BuildError("indexing the demo corpus failed (see above)")
+    return out
+
+
+def bundle_manifest(dist: Path) -> dict | None:
+    path = dist / BUNDLE
+    if not path.is_file():
+        return None
+    return {"path": BUNDLE, "size": path.stat().st_size, "sha256": sha256_file(path)}
+
+
+def build(dist: Path = DIST, py_src: Path = PY_SRC, index: Path | None = None,
+          demo: bool = True) -> dict:
     """Build the site into `dist` (replaced whole) and return the build manifest."""
     ensure_node_modules()
     try:
@@ -447,6 +483,14 @@ def build(dist: Path = DIST, py_src: Path = PY_SRC) -> dict:
             dest = staging / path.relative_to(WEB)
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, dest)
+
+    # The index the app opens on first visit: the user's (--index) or the demo corpus.
+    bundle = Path(index) if index else (demo_index() if demo else None)
+    if bundle is not None:
+        if not bundle.is_file():
+            raise BuildError(f"--index {bundle}: no such file")
+        (staging / BUNDLE).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(bundle, staging / BUNDLE)
 
     manifest = write_manifest(staging, wheel)
     # The version baked into sw.js makes the browser see a new service worker on every change.
@@ -538,6 +582,9 @@ def test(pytest_args: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build (and optionally serve) Reading Room.")
+    parser.add_argument("--index", type=Path, help="bundle this native index (readingroom export) "
+                        "instead of the demo corpus; the app opens it on first visit")
+    parser.add_argument("--no-demo", action="store_true", help="bundle no index at all")
     sub = parser.add_subparsers(dest="command")
     serve_p = sub.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
     serve_p.add_argument("--port", type=int, default=8000, help="0 picks a free port")
@@ -553,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     try:
         if not (args.command == "serve" and args.no_build):
-            build()
+            build(index=args.index, demo=not args.no_demo)
     except BuildError as exc:
         print(f"build failed: {exc}", file=sys.stderr)
         return 1
