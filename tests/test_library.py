@@ -178,3 +178,12 @@ def test_stats_report_every_stage(library):
     r = run(library.retrieve("bread", Options(k=3)))
     assert set(r.stats["timings_ms"]) >= {"embed", "vector", "lexical", "fuse", "rerank", "merge", "pack", "total"}
     assert "[1] bread.txt" in (run(library.get_context("bread")))
+
+
+def test_citations_map_context_markers_to_results(library):
+    run(library.add([BRCA, BREAD, ERRORS]))
+    r = run(library.retrieve("bread crust", {"budget": 60})).to_dict()
+    for c in r["citations"]:
+        assert f"[{c['n']}]" in r["context"]
+        if c["result"] is not None:
+            assert r["results"][c["result"]]["chunk_ids"] == c["chunk_ids"]

@@ -55,10 +55,22 @@ class RetrievalResult:
             "documents": [d.to_dict() for d in self.documents],
             "evidence": [h.to_dict() for h in self.evidence],
             "packed": self.packed.to_dict(),
+            # [n] in the context is citations[n-1]; `result` is its index in `results` (a span
+            # the budget skipped moves later citations up, so n-1 is not always that index).
+            "citations": [{"n": n, "result": self._result_index(s), "chunk_ids": list(s.chunk_ids),
+                           "trimmed": (n - 1) in self.packed.trimmed}
+                          for n, s in enumerate(self.packed.spans, start=1)],
             "context": pack.context_text(self.packed),
             "reason": self.reason,
             "stats": self.stats,
         }
+
+
+    def _result_index(self, span: Span) -> int | None:
+        for i, r in enumerate(self.results):
+            if r.chunk_ids == span.chunk_ids:
+                return i
+        return None
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
