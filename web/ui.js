@@ -100,14 +100,37 @@ export function storageFullMessage(error) {
     'saved. Delete documents you no longer need, or free space on this device, then try again.';
 }
 
+const PROBE_BYTES = 2 * 1024 * 1024; // about what the next write of a document needs at least
+
 /**
- * Whether the site's storage is (all but) used up. A write that fails for want of space reaches
- * Python as a plain SQLite I/O error, so a storage error while this says yes means "full".
+ * Whether the site's storage is used up. A write that fails for want of space reaches Python as
+ * a plain SQLite error, so after a storage error the page asks: does the estimate say there is
+ * no room, or does the browser refuse a small write of its own (QuotaExceededError)?
  */
 export async function storageLooksFull() {
   const estimate = await navigator.storage?.estimate?.().catch(() => null);
-  if (!estimate?.quota) return false;
-  return estimate.quota - (estimate.usage ?? 0) < 8 * 1024 * 1024;
+  if (estimate?.quota && estimate.quota - (estimate.usage ?? 0) < PROBE_BYTES) return true;
+  if (typeof navigator.storage?.getDirectory !== 'function') return false;
+  const name = 'readingroom-space-probe';
+  try {
+    const root = await navigator.storage.getDirectory();
+    const file = await root.getFileHandle(name, { create: true });
+    try {
+      const out = await file.createWritable();
+      try {
+        await out.write(new Uint8Array(PROBE_BYTES));
+        await out.close();
+      } catch (err) {
+        await out.abort().catch(() => {});
+        throw err;
+      }
+    } finally {
+      await root.removeEntry(name).catch(() => {});
+    }
+    return false;
+  } catch (err) {
+    return err?.name === 'QuotaExceededError';
+  }
 }
 
 let countsShown = 0; // the latest showCounts call: an older one's storage estimate is dropped
