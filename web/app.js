@@ -168,11 +168,36 @@ async function boot() {
   ui.showCounts(status);
   ui.showMismatch(status.mismatch);
   refreshDocuments();
+  openBundle(manifest.bundle, status); // not awaited: the app is usable while it opens
   if (state.storage === 'opfs') {
     // Ask the browser not to evict the library under storage pressure (it may say no).
     state.persisted = (await navigator.storage.persist?.().catch(() => false)) ?? false;
   }
   return publicStatus(status);
+}
+
+const BUNDLE_KEY = 'readingroom-bundle-opened';
+
+/**
+ * On the first visit to an empty library, open the index bundled with the site (build.py
+ * --index, or the demo corpus). Once opened, never again: a person who deletes the bundled
+ * documents keeps them deleted. Documents added later live beside the bundled ones.
+ */
+async function openBundle(bundle, status) {
+  if (!bundle || status.documents > 0 || localStorage.getItem(BUNDLE_KEY) === bundle.sha256) return;
+  ui.showActivity(`Opening the bundled library (${(bundle.size / 1e6).toFixed(1)} MB)…`);
+  try {
+    const out = await retrieval('importIndex', { url: new URL(bundle.path, location.href).href });
+    if (out.error) throw out.error;
+    localStorage.setItem(BUNDLE_KEY, bundle.sha256);
+    ui.showCounts(out);
+    ui.showMismatch(out.mismatch);
+    refreshDocuments();
+    ui.showActivity(`Opened the bundled library: ${out.documents} documents, ready to ask.`);
+  } catch (err) {
+    ui.showActivity('');
+    ui.showNotice(`The bundled library could not be opened: ${err.message ?? err}`);
+  }
 }
 
 function publicStatus(pythonStatus = {}) {

@@ -1,0 +1,36 @@
+"""The site build.py makes by default opens its bundled demo library on the first visit."""
+
+from __future__ import annotations
+
+from driver import BrowserDriver
+from pages import wait_ready
+
+
+def test_the_demo_library_answers_on_first_visit(browser, tmp_path, guard):
+    import build
+
+    dist = tmp_path / "dist"
+    manifest = build.build(dist=dist)  # default: the demo corpus bundled
+    assert manifest["bundle"]["path"] == "bundled/index.sqlite"
+    server, _ = build.serve(dist, 0)
+    site = f"http://127.0.0.1:{server.server_address[1]}"
+    guard.origins.add(site)
+    ctx = browser.new_context()
+    ctx.route("**/*", guard.route)
+    try:
+        page = ctx.new_page()
+        page.goto(site + "/")
+        wait_ready(page)
+        page.wait_for_function("async () => (await window.readingroom.status()).documents > 0", timeout=120_000)
+        status = page.evaluate("() => window.readingroom.status()")
+        assert status["documents"] == 79 and status["mismatch"] is None
+        r = BrowserDriver(page).query("how do I catch an exception")
+        assert r["results"] and r["results"][0]["doc_name"].startswith("python-reference/")
+        assert "except" in r["context"]
+        page.reload()  # opened once: a reload keeps the library and does not import again
+        assert wait_ready(page)["documents"] == 79
+    finally:
+        ctx.close()
+        server.shutdown()
+        server.server_close()
+    assert guard.offending == []
