@@ -43,7 +43,7 @@ const state = {
   storageNote: '',
   embedder: null,
   error: null,
-  timings: {}, // ms since navigation start: python, model, ready
+  timings: {}, // ms since navigation start: python, model, ready, retrievalWorker: {phase: ms}
 };
 const mark = (name) => {
   state.timings[name] = Math.round(performance.now());
@@ -118,14 +118,8 @@ let retrieval = null;
 let embedder = null;
 
 async function boot() {
-  const manifest = await (await fetch('build-manifest.json')).json();
-  state.version = manifest.version;
-  setupOffline(manifest.version, (change) => {
-    if ('offlineReady' in change) state.offlineReady = change.offlineReady;
-    ui.showOffline(change);
-    showState();
-  });
-
+  // Workers first: each starts loading its runtime as soon as its script runs, while the page
+  // fetches the manifest.
   const embedWorker = new Worker('embed-worker.js', { type: 'module', name: 'readingroom-embedder' });
   const retrievalWorker = new Worker('retrieval-worker.js', { type: 'module', name: 'readingroom-retrieval' });
   embedWorker.addEventListener('error', workerFailed('embedding worker'));
@@ -135,11 +129,18 @@ async function boot() {
 
   // The retrieval worker asks the embedder for vectors directly, over its own channel.
   const channel = new MessageChannel();
-  await embedder('connect', { port: channel.port1 }, [channel.port1]);
+  const connected = embedder('connect', { port: channel.port1 }, [channel.port1]);
+  const manifest = await (await fetch('build-manifest.json')).json();
+  state.version = manifest.version;
+  setupOffline(manifest.version, (change) => {
+    if ('offlineReady' in change) state.offlineReady = change.offlineReady;
+    ui.showOffline(change);
+    showState();
+  });
   const storage = new URLSearchParams(location.search).get('storage') === 'memory' ? 'memory' : 'opfs';
   const { dim, max_tokens, id } = manifest.model;
   const [embedInfo, status] = await Promise.all([
-    embedder('start').then((info) => {
+    connected.then(() => embedder('start')).then((info) => {
       mark('model');
       ui.setStep('model', 'done', `${info.model}, ${(info.loadMs / 1000).toFixed(1)} s`);
       return info;
@@ -157,7 +158,7 @@ async function boot() {
   state.embedder = embedInfo;
   state.storage = status.storage;
   state.storageNote = status.storageNote ?? '';
-  state.timings.retrievalWorker = status.workerTimings;
+  state.timings.retrievalWorker = pageTimes(status.workerTimings);
   state.state = 'ready';
   mark('ready');
   ui.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);
@@ -198,6 +199,11 @@ async function openBundle(bundle, status) {
     ui.showActivity('');
     ui.showNotice(`The bundled library could not be opened: ${err.message ?? err}`);
   }
+}
+
+/** A worker's {phase: epoch ms} as ms since this page's navigation started. */
+function pageTimes(epochTimes = {}) {
+  return Object.fromEntries(Object.entries(epochTimes).map(([k, t]) => [k, Math.round(t - performance.timeOrigin)]));
 }
 
 function publicStatus(pythonStatus = {}) {

@@ -5,7 +5,7 @@
 
 import { loadPyodide } from './vendor/pyodide/pyodide.mjs';
 import { errorInfo, rpcClient, rpcServe } from './rpc.js';
-import { importDatabase, openDatabase, sqlHost } from './sqlite-host.js';
+import { importDatabase, loadSqlite, openDatabase, sqlHost } from './sqlite-host.js';
 
 const here = (path) => new URL(path, import.meta.url).href;
 
@@ -13,27 +13,83 @@ let pyodide = null;
 let api = null; // the readingroom.worker coroutines, once started
 let store = null; // the database (sqlite-host.js openDatabase); store.db changes on import
 let openConfig = null; // what Python's open() was given, to open again after an import
-const timings = {}; // ms since the worker started, per start-up phase
+const timings = {}; // per start-up phase, epoch ms (the page converts them to its own clock)
 const mark = (name) => {
-  timings[name] = Math.round(performance.now());
+  timings[name] = performance.timeOrigin + performance.now();
 };
 
 function progress(stage, fields = {}) {
   self.postMessage({ ...fields, type: 'progress', stage });
 }
 
-async function loadPython(wheel) {
+/**
+ * The build may ship a Pyodide memory snapshot: the heap of this very Pyodide right after start-up
+ * (and a few stdlib imports), made by build.py. build-manifest.json names it:
+ * "pyodide_snapshot": {"path": ..., "gzip": true|false}. Returns {bytes: Promise<ArrayBuffer>}, or
+ * null when the build has none; the download runs while Pyodide's own files load.
+ */
+const SNAPSHOT_MAGIC = 1886286592; // API.restoreSnapshot in pyodide.asm.js
+
+async function snapshotDownload() {
+  let entry;
+  try {
+    entry = (await (await fetch(here('./build-manifest.json'))).json()).pyodide_snapshot;
+  } catch {
+    return null;
+  }
+  if (!entry?.path) return null;
+  const bytes = fetch(here(entry.path)).then((response) => {
+    if (!response.ok) throw new Error(`${entry.path}: HTTP ${response.status}`);
+    const body = entry.gzip ? response.body.pipeThrough(new DecompressionStream('gzip')) : response.body;
+    return new Response(body).arrayBuffer();
+  }).then((buffer) => {
+    // Pyodide trusts the snapshot's size before it checks its header, and does not recover from
+    // a wrong one: check the magic number (Pyodide 0.27's) here, so a bad file only costs a retry.
+    if (buffer.byteLength < 1 << 20 || new Uint32Array(buffer, 0, 1)[0] !== SNAPSHOT_MAGIC) {
+      throw new Error(`${entry.path} is not a Pyodide memory snapshot`);
+    }
+    return buffer;
+  });
+  bytes.catch(() => {}); // loadPyodide sees the failure and we fall back
+  return { bytes };
+}
+
+/** Pyodide and numpy: nothing here depends on the page's start message. */
+async function loadRuntime() {
+  mark('worker');
   progress('python', { status: 'loading Python' });
-  const py = await loadPyodide({
+  const options = {
     indexURL: here('./vendor/pyodide/'),
     stdout: (line) => console.log('[python]', line),
     stderr: (line) => console.warn('[python]', line),
-  });
+  };
+  const snapshot = await snapshotDownload();
+  let py = null;
+  if (snapshot) {
+    // Restoring a memory snapshot skips the interpreter's own start-up (seconds of wasm).
+    py = await loadPyodide({ ...options, _loadSnapshot: snapshot.bytes }).catch((err) => {
+      console.warn('Reading Room: Python snapshot not usable, starting Python from scratch:', err?.message ?? err);
+      return null;
+    });
+    mark(py ? 'snapshot' : 'snapshotFailed');
+  }
+  py ??= await loadPyodide(options);
   mark('pyodide');
   progress('python', { status: 'loading numpy' });
   // Resolved through our trimmed pyodide-lock.json; Pyodide checks each wheel's sha256.
   await py.loadPackage('numpy', { messageCallback: () => {} });
   mark('numpy');
+  return py;
+}
+
+// Start at once, before the page's 'start' arrives; start() picks the results up.
+const runtime = loadRuntime();
+const sqlite = loadSqlite();
+runtime.catch(() => {}); // reported through 'start'
+sqlite.catch(() => {});
+
+async function loadPython(wheel) {
+  const py = await runtime;
   progress('python', { status: 'installing readingroom' });
   // A wheel URL installs as-is: no dependency resolution, so no index is ever consulted.
   await py.loadPackage(here(wheel), { messageCallback: () => {} });
@@ -124,7 +180,7 @@ async function start({ embedPort, wheel, model, storage: wanted }) {
   const embedder = rpcClient(embedPort);
   const [py, db] = await Promise.all([
     loadPython(wheel),
-    openDatabase({
+    openDatabase(sqlite, {
       preferMemory: wanted === 'memory',
       onBlocked: () => progress('locked', { message: 'another tab has Reading Room open' }),
     }).then((db) => {

@@ -2,8 +2,6 @@
 // lock, open the database in OPFS (or in memory), expose the two calls Python uses, and swap in
 // an index file made elsewhere (importDatabase).
 
-import sqlite3InitModule from './vendor/sqlite/sqlite3.mjs';
-
 const FIRST_DB_NAME = '/readingroom.sqlite3';
 const VFS_DIR = '.readingroom';
 const LOCK_NAME = 'readingroom-database';
@@ -26,7 +24,10 @@ const INDEX_TABLES = ['meta', 'documents', 'chunks', 'chunks_fts', 'chunks_vec']
  * `HEAPU64` is not exported by this build; the bootstrap probes it to decide on BigInt support,
  * and the wasm is built with WASM_BIGINT, so answer true.
  */
-async function initSqlite() {
+export async function loadSqlite() {
+  // Imported here rather than statically, so the worker's own script runs (and starts Pyodide)
+  // without waiting for this 760 kB module.
+  const { default: sqlite3InitModule } = await import('./vendor/sqlite/sqlite3.mjs');
   // The bootstrap also tries the other OPFS VFS, which needs SharedArrayBuffer, and warns that the
   // server "must emit COOP/COEP headers". We use opfs-sahpool, which needs neither: drop that line.
   globalThis.sqlite3ApiConfig = {
@@ -99,8 +100,9 @@ function removeStrays(pool, current) {
  * copy, copyNote}. `db` (and `copy`) change when an index is imported: read them through the
  * store, never keep them.
  */
-export async function openDatabase({ preferMemory = false, onBlocked = () => {} } = {}) {
-  const sqlite3 = await initSqlite();
+/** `loading`: the promise loadSqlite() returned. */
+export async function openDatabase(loading, { preferMemory = false, onBlocked = () => {} } = {}) {
+  const sqlite3 = await loading;
   const memory = (storageNote) => ({
     sqlite3, db: new sqlite3.oo1.DB(':memory:'), storage: 'memory', storageNote, pool: null, name: ':memory:',
     copy: null, copyNote: '',
