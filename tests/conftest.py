@@ -42,3 +42,8 @@ def library(embedder):
     lib = Library.open(":memory:", embedder=embedder)
     yield lib
     lib.close()
+
+
+def pytest_collection_modifyitems(items):
+    """Native tests first (fast, and they report first); the browser suite after them."""
+    items.sort(key=lambda item: "/browser/" in str(item.fspath))

@@ -8,9 +8,9 @@ def test_estimate_is_an_upper_bound_of_the_real_tokenizer_on_scifact(embedder):
     """Chunking and packing count with the estimate; it must not undercount the model."""
     lines = (SCIFACT / "corpus.jsonl").read_text("utf-8").splitlines()[:1000]
     texts = [f"{d['title']}\n\n{d['text']}" for d in map(json.loads, lines)]
-    import asyncio
+    from helpers import run
 
-    real = asyncio.run(embedder.count_tokens(texts))
+    real = run(embedder.count_tokens(texts))
     est = [tokens.estimate(t) for t in texts]
     under = sum(1 for e, r in zip(est, real) if e < r)
     assert sum(est) >= sum(real)

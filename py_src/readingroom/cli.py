@@ -7,7 +7,6 @@ changed one document per transaction, so an interrupted ``index`` can simply be 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shutil
@@ -15,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from .aio import run as run_sync
 from .errors import ReadingRoomError
 from .ingest import NewDocument, document_hash, prepare
 
@@ -91,7 +91,7 @@ def cmd_index(args) -> int:
                 failures += 1
                 continue
             doc = NewDocument(name=name, data=data, doc_type=SUFFIXES.get(f.suffix.lower(), "txt"))
-            [outcome] = asyncio.run(lib.add([doc], progress=progress))
+            [outcome] = run_sync(lib.add([doc], progress=progress))
             after = f.stat() if f.exists() else None
             if after is None or (after.st_mtime_ns, after.st_size) != (before.st_mtime_ns, before.st_size):
                 print(f"\nerror: {f} changed while it was being indexed; run index again", file=sys.stderr)
@@ -135,7 +135,7 @@ def cmd_search(args) -> int:
     lib = _open(args.index)
     try:
         opts = {"k": args.k, "filters": _filters(args)}
-        r = asyncio.run(lib.retrieve(args.query, opts))
+        r = run_sync(lib.retrieve(args.query, opts))
     except ReadingRoomError as e:
         raise CliError(str(e)) from e
     finally:
@@ -158,7 +158,7 @@ def cmd_search(args) -> int:
 def cmd_recall(args) -> int:
     lib = _open(args.index)
     try:
-        print(asyncio.run(lib.get_context(args.query, {"budget": args.budget, "filters": _filters(args)})))
+        print(run_sync(lib.get_context(args.query, {"budget": args.budget, "filters": _filters(args)})))
     finally:
         lib.close()
     return 0

@@ -7,12 +7,12 @@ anything. ``python -m readingroom.demo OUT`` writes the index ``build.py`` bundl
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 import sys
 from pathlib import Path
 
+from .aio import run as run_sync
 from .ingest import NewDocument
 
 SOURCE = "Python language reference (pydoc_data.topics, PSF licence)"
@@ -43,7 +43,7 @@ def build(out: Path) -> Path:
     lib = Library.open(tmp)
     docs = documents()
     for i in range(0, len(docs), 10):
-        asyncio.run(lib.add(docs[i : i + 10]))
+        run_sync(lib.add(docs[i : i + 10]))
         print(f"demo index: {min(i + 10, len(docs))}/{len(docs)} topics", file=sys.stderr, flush=True)
     lib.index.store.execute_script("VACUUM")
     lib.close()

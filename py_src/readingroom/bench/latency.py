@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 
+from ..aio import run as run_sync
 from . import browser as bb
 from .beir import Dataset
 from .corpus import scaled_index
@@ -82,7 +82,7 @@ def ingest(ds: Dataset, n_docs: int = 60, rebuild: bool = True) -> dict:
 
     lib = Library.open(":memory:")
     t0 = time.perf_counter()
-    out = asyncio.run(lib.add(docs))
+    out = run_sync(lib.add(docs))
     native_s = time.perf_counter() - t0
     native_chunks = sum(o.chunks for o in out)
     lib.close()

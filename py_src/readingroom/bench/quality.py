@@ -6,7 +6,6 @@ repeated runs (and the browser run, which imports the very same file) skip embed
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import sys
@@ -14,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from ..aio import run as run_sync
 from ..chunking import CHUNKER_VERSION
 from ..library import Library
 from ..model_files import MODEL_ID
@@ -59,7 +59,7 @@ def build_index(ds: Dataset, model_dir: str | None = None,
     chunks = 0
     step = 200
     for i in range(0, len(docs), step):
-        out = asyncio.run(lib.add(docs[i : i + step]))
+        out = run_sync(lib.add(docs[i : i + step]))
         chunks += sum(o.chunks for o in out)
         rate = chunks / (time.perf_counter() - t0)
         log(f"  indexed {min(i + step, len(docs))}/{len(docs)} documents, {chunks} chunks, {rate:.1f} chunks/s")
@@ -93,7 +93,7 @@ def run_native(ds: Dataset, model_dir: str | None = None) -> dict:
     lib = Library.open(path, model_dir=model_dir)
     try:
         t0 = time.perf_counter()
-        result = asyncio.run(run_library(lib, ds))
+        result = run_sync(run_library(lib, ds))
         result["seconds"] = round(time.perf_counter() - t0, 2)
     finally:
         lib.close()
