@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pages import screenshot, wait_ready
+from pages import screenshot, wait_ready, wait_until
 from contract import BREAD, CORPUS, GENETICS
 from driver import BrowserDriver
 
@@ -42,7 +42,7 @@ def test_files_through_the_picker_and_bad_files_get_messages(page):
         {"name": "latin1.txt", "mimeType": "text/plain", "buffer": b"caf\xe9 au lait"},
         {"name": "empty.txt", "mimeType": "text/plain", "buffer": b""},
     ])
-    page.wait_for_function("async () => (await window.readingroom.status()).documents === 1")
+    wait_until(page, "async () => (await window.readingroom.status()).documents === 1")
     body = page.locator("body").inner_text()
     assert "latin1.txt" in body and "UTF-8" in body
     assert "empty.txt" in body
@@ -59,8 +59,7 @@ def test_reload_keeps_the_data_in_opfs(page, site):
 
 def test_reload_offline_still_answers(page, context, site):
     BrowserDriver(page).add(CORPUS)
-    page.wait_for_function("async () => (await window.readingroom.status()).offlineReady === true",
-                           timeout=120_000)
+    wait_until(page, "async () => (await window.readingroom.status()).offlineReady === true", 120)
     context.set_offline(True)
     page.reload()
     status = wait_ready(page)

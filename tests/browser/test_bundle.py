@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from driver import BrowserDriver
-from pages import wait_ready
+from pages import wait_ready, wait_until
 
 
 def test_the_demo_library_answers_on_first_visit(browser, tmp_path, guard):
@@ -21,7 +21,7 @@ def test_the_demo_library_answers_on_first_visit(browser, tmp_path, guard):
         page = ctx.new_page()
         page.goto(site + "/")
         wait_ready(page)
-        page.wait_for_function("async () => (await window.readingroom.status()).documents > 0", timeout=120_000)
+        wait_until(page, "async () => (await window.readingroom.status()).documents > 0", 120)
         status = page.evaluate("() => window.readingroom.status()")
         assert status["documents"] == 79 and status["mismatch"] is None
         r = BrowserDriver(page).query("how do I catch an exception")

@@ -22,7 +22,7 @@ import urllib.request
 
 import pytest
 
-from pages import ARTIFACTS, screenshot, wait_ready
+from pages import ARTIFACTS, screenshot, wait_ready, wait_until
 
 SETTINGS_KEY = "readingroom.chat.settings.v1"
 API_KEY_KEY = "readingroom.chat.apiKey.v1"
@@ -413,8 +413,7 @@ def test_in_browser_model_streams_tokens_and_stops(context, site, guard):
     assert again["state"] == "done" and again["answer"].strip(), again
 
     # Offline: the app comes from the service worker, the model from the browser's cache.
-    pg.wait_for_function("async () => (await window.readingroom.status()).offlineReady === true",
-                         timeout=120_000)
+    wait_until(pg, "async () => (await window.readingroom.status()).offlineReady === true", 120)
     context.set_offline(True)
     pg.reload()
     wait_ready(pg)

@@ -13,7 +13,7 @@ import pytest
 from fpdf import FPDF
 
 from helpers import run
-from pages import screenshot, wait_ready
+from pages import screenshot, wait_ready, wait_until
 
 WAIT_MS = 120_000
 
@@ -365,8 +365,7 @@ def test_an_index_from_another_model_shows_the_mismatch_banner(page, tmp_path):
 
 
 def test_full_storage_says_so_and_keeps_the_library(page, context, site):
-    page.wait_for_function("async () => (await window.readingroom.status()).offlineReady === true",
-                           timeout=WAIT_MS)
+    wait_until(page, "async () => (await window.readingroom.status()).offlineReady === true", WAIT_MS / 1000)
     usage = page.evaluate("async () => (await navigator.storage.estimate()).usage")
     # Chromium's quota for this origin, just above what the app already uses: the next write fails.
     cdp = context.new_cdp_session(page)
