@@ -26,3 +26,25 @@ def test_quality_native_and_browser_agree_on_a_tiny_fixture(site, tmp_path, mode
     for m in ("lexical", "vector", "hybrid"):
         assert q["browser"][m]["queries"] == 4
     assert q["browser"]["hybrid"]["recall@10"] == 1.0
+
+
+def test_peer_on_a_tiny_fixture_scores_orama_with_the_same_metrics(site, tmp_path, model_dir):
+    data = beir_fixture.write(tmp_path / "beir")
+    out = tmp_path / "p.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir),
+           "READINGROOM_BENCH_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "readingroom.bench", "peer", "--data", str(data),
+                           "--split", "test", "--no-build", "--json", str(out),
+                           "--report", str(tmp_path / "report")],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    p = json.loads(out.read_text())["peer"]
+    assert p["chunks"] == p["imported_chunks"] == 6 and p["queries"] == 4 and p["timed_queries"] == 2
+    for name in ("ours", "orama", "orama_stemmed"):
+        assert p[name]["hybrid"]["queries"] == 4
+        assert p[name]["latency_ms"]["n"] == 2 and p[name]["latency_ms"]["p50"] > 0
+    # Same vectors on both sides: the vector legs rank identically.
+    for key in ("ndcg@10", "recall@10"):
+        assert p["orama"]["legs"]["vector"][key] == p["ours"]["legs"]["vector"][key]
+    assert p["ours"]["hybrid"]["recall@10"] == 1.0
+    assert "Orama" in (tmp_path / "report" / "report.md").read_text()
