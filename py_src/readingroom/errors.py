@@ -50,6 +50,12 @@ class EmbedderError(ReadingRoomError):
     kind = "embed_failed"
 
 
+class EmbedderOffline(EmbedderError):
+    """The model could not be loaded: the browser is offline and holds no copy of it."""
+
+    kind = "offline"
+
+
 class ExtensionMissing(ReadingRoomError):
     """sqlite-vec or FTS5 is not loaded: a programming/packaging error, never a user one."""
 

@@ -19,6 +19,7 @@ from .chunking import CHUNKER_VERSION
 from .errors import ExtensionMissing, ModelMismatch, StorageError
 from .records import Chunk
 from .seams import Store
+from .vectors import MAX_MATRIX_BYTES, VectorMatrix
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,8 @@ class Index:
     def __init__(self, store: Store, provenance: Provenance):
         self.store = store
         self.provenance = provenance
+        self._writes = 0  # commits made through this Index; the vector matrix follows them
+        self._matrix: tuple[tuple, VectorMatrix | None] | None = None
         try:
             store.query(sql.EXTENSIONS)
         except StorageError as e:
@@ -101,6 +104,8 @@ class Index:
             except StorageError:
                 pass  # the failed statement may already have ended the transaction
             raise
+        finally:
+            self._writes += 1
         self.store.execute_script("COMMIT")
 
     # -- documents -------------------------------------------------------------------------
@@ -158,6 +163,32 @@ class Index:
     def vector(self, chunk_id: int) -> np.ndarray | None:
         rows = self.store.query(sql.GET_VECTOR, (chunk_id,))
         return np.frombuffer(rows[0][0], dtype=np.float32) if rows else None
+
+    def vector_matrix(self) -> VectorMatrix | None:
+        """Every stored vector as one normalised matrix, kept until the index changes (a
+        commit here, or one by another connection, which ``PRAGMA data_version`` reveals).
+        None when the index is too large to keep one or its vectors cannot be mixed."""
+        if self.mismatch:
+            return None
+        key = (self._writes, self.store.query(sql.DATA_VERSION)[0][0])
+        if self._matrix is not None and self._matrix[0] == key:
+            return self._matrix[1]
+        _, chunks = self.counts()
+        matrix = None
+        if chunks * self.provenance.dim * 4 <= MAX_MATRIX_BYTES:
+            matrix = self._read_matrix(chunks)
+        self._matrix = (key, matrix)
+        return matrix
+
+    def _read_matrix(self, expected: int) -> VectorMatrix:
+        dim = self.provenance.dim
+        try:
+            m = VectorMatrix.from_vec0_blocks(self.store.query(sql.VECTOR_BLOCKS), dim)
+            if len(m) == expected:
+                return m
+        except (StorageError, ValueError):
+            pass  # another vec0 layout: read it the portable way
+        return VectorMatrix.from_rows(self.store.query(sql.ALL_VECTORS), dim)
 
     def integrity(self) -> str:
         return str(self.store.query("PRAGMA integrity_check")[0][0])

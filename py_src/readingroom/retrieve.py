@@ -139,30 +139,35 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         if cancelled():
             raise Cancelled("a newer query replaced this one")
 
-    qvec = None
+    # The query's embedding is requested first; the lexical leg runs while it is computed.
+    pending = None
     if options.mode != "lexical":
         if index.mismatch:
             reason = "model_mismatch"
         elif embedder is None:
             reason = "embed_failed"
         else:
-            try:
-                qvec = (await embedder.embed([text]))[0]
-            except EmbedderError:
-                reason = "embed_failed"
-        clock.lap("embed")
-        check()
+            pending = embedder.embed([text])
     try:
-        vec: list[tuple[int, float]] = []
-        floored: list[tuple[int, float]] = []
-        if qvec is not None:
-            vec = search.vector_candidates(index.store, qvec, options.candidates, options.filters)
-            vec, floored = rerank.floor_vector_leg(vec, options.floor)
-        clock.lap("vector")
         lex: list[tuple[int, float]] = []
         if options.mode != "vector":
             lex = search.lexical_candidates(index.store, text, options.candidates, options.filters)
         clock.lap("lexical")
+        qvec = None
+        if pending is not None:
+            try:
+                qvec = (await pending)[0]
+            except EmbedderError as e:
+                reason = e.kind  # embed_failed, or offline
+            clock.lap("embed")
+        check()
+        vec: list[tuple[int, float]] = []
+        floored: list[tuple[int, float]] = []
+        if qvec is not None:
+            vec = search.vector_candidates(index.store, qvec, options.candidates, options.filters,
+                                           index.vector_matrix())
+            vec, floored = rerank.floor_vector_leg(vec, options.floor)
+        clock.lap("vector")
         check()
         ids = sorted({c for c, _ in vec} | {c for c, _ in lex} | {c for c, _ in floored})
         bases = search.hits_for(index.store, ids)
@@ -170,6 +175,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
                        if options.mmr_lambda is not None else {})
         clock.lap("hydrate")
     except StorageError as e:
+        if pending is not None and hasattr(pending, "close"):
+            pending.close()  # never awaited: say so to the coroutine rather than leak a warning
         return RetrievalResult(query=query, reason="error",
                                stats={"error": str(e), "timings_ms": clock.total()})
 
@@ -237,7 +244,8 @@ def similar(index: Index, chunk_id: int, k: int = 8) -> list[Hit]:
     vec = index.vector(chunk_id)
     if vec is None:
         return []
-    near = [(c, s) for c, s in search.vector_candidates(index.store, vec, k + 1, Filters())
+    near = [(c, s) for c, s in search.vector_candidates(index.store, vec, k + 1, Filters(),
+                                                                index.vector_matrix())
             if c != chunk_id][:k]
     bases = search.hits_for(index.store, [c for c, _ in near])
     return [replace(bases[c], vector_rank=i, vector_sim=s, score=s)

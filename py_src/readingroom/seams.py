@@ -5,7 +5,10 @@ Each has a native implementation (``_compat._not_in_pyodide``) and a browser one
 protocols, so the same retrieval code runs under CPython and in the Pyodide worker.
 
 Embedding is ``async`` because in the browser it is a round trip to another worker;
-storage is synchronous because sqlite-wasm lives in the same worker as Python.
+storage is synchronous because sqlite-wasm lives in the same worker as Python. An
+embedder may send its request as soon as ``embed()`` is called, before it is awaited:
+retrieval starts the query's embedding, runs the lexical leg, then awaits the vector, so
+the two run at the same time in the browser's two workers.
 """
 
 from __future__ import annotations

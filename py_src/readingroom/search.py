@@ -17,6 +17,7 @@ from . import sql
 from .fts import match_expression
 from .records import Filters, Hit
 from .seams import Store
+from .vectors import VectorMatrix
 
 VEC0_MAX_K = 4096  # sqlite-vec's limit on k in one KNN query
 EXACT_BELOW = 4000  # a filter allowing fewer chunks than this is searched exhaustively
@@ -26,8 +27,17 @@ def _as_blob(qvec: np.ndarray) -> bytes:
     return np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
 
 
-def vector_candidates(store: Store, qvec: np.ndarray, n: int, f: Filters) -> list[tuple[int, float]]:
-    """``(chunk_id, cosine similarity)``, best first, at most ``n``."""
+def vector_candidates(store: Store, qvec: np.ndarray, n: int, f: Filters,
+                      matrix: VectorMatrix | None = None) -> list[tuple[int, float]]:
+    """``(chunk_id, cosine similarity)``, best first, at most ``n``. With the in-memory
+    ``matrix`` the search is one mat-vec (a filter is a mask); without it, vec0's KNN."""
+    if matrix is not None:
+        allowed = None
+        if f.active:
+            where, params = filters_sql.where(f)
+            allowed = np.array([r[0] for r in store.query(sql.ALLOWED.format(where=where), params)],
+                               dtype=np.int64)
+        return matrix.top(qvec, n, allowed)
     blob = _as_blob(qvec)
     if not f.active:
         rows = store.query(sql.KNN, (blob, min(n, VEC0_MAX_K)))

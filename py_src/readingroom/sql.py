@@ -101,6 +101,16 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
 """
 INSERT_VECTOR = "INSERT INTO chunks_vec(rowid, embedding) VALUES (?, ?)"
 GET_VECTOR = "SELECT embedding FROM chunks_vec WHERE rowid = ?"
+# Every vector, for the in-memory matrix (vectors.py). The first reads sqlite-vec 0.1's
+# shadow tables a block of 1,024 vectors at a time; the second is the portable fallback.
+VECTOR_BLOCKS = """
+SELECT c.size, c.validity, c.rowids, v.vectors
+FROM chunks_vec_chunks c JOIN chunks_vec_vector_chunks00 v ON v.rowid = c.chunk_id
+ORDER BY c.chunk_id
+"""
+ALL_VECTORS = "SELECT rowid, embedding FROM chunks_vec"
+VECTOR_COUNT = "SELECT count(*) FROM chunks_vec_rowids"
+DATA_VERSION = "PRAGMA data_version"
 
 # Rows for a set of chunk ids; {ids} is a list of ? placeholders.
 CHUNK_ROWS = """

@@ -13,14 +13,14 @@ Values cross the boundary as plain arrays and typed arrays, converted at once wi
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Awaitable, Sequence
 
 import numpy as np
 from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
 
 import readingroom_host as host  # type: ignore[import-not-found]
 
-from ..errors import EmbedderError, StorageError
+from ..errors import EmbedderError, EmbedderOffline, StorageError
 
 
 def _to_js_param(value: Any) -> Any:
@@ -59,20 +59,42 @@ def open_store(kind: str = "opfs", **_: Any) -> BrowserStore:
     return BrowserStore(kind)
 
 
+async def _failed(error: EmbedderError) -> Any:
+    raise error
+
+
+def _embed_error(e: JsException) -> EmbedderError:
+    """The embedding worker names the error ``OfflineError`` when the model cannot load
+    because the browser is offline; the query then says so instead of "failed"."""
+    if getattr(e, "name", "") == "OfflineError" or str(e).startswith("OfflineError"):
+        return EmbedderOffline(str(e))
+    return EmbedderError(str(e))
+
+
 class BrowserEmbedder:
     def __init__(self, model_id: str, dim: int, max_tokens: int):
         self.model_id, self.dim, self.max_tokens = model_id, dim, max_tokens
 
-    async def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
+    def embed(self, texts: Sequence[str]) -> Awaitable[np.ndarray]:
+        """Posts the request now (so the caller can work while the other worker embeds);
+        the returned awaitable gives the vectors."""
+        texts = list(texts)
+        try:
+            promise = host.embed(to_js(texts)) if texts else None
+        except JsException as e:
+            promise = _failed(_embed_error(e))
+        return self._finish(promise, len(texts))
+
+    async def _finish(self, promise: Any, n: int) -> np.ndarray:
+        if promise is None:
             return np.zeros((0, self.dim), dtype=np.float32)
         try:
-            arr = await host.embed(to_js(list(texts)))
+            arr = await promise
         except JsException as e:
-            raise EmbedderError(str(e)) from e
+            raise _embed_error(e) from e
         # A JsProxy of a typed array is freed by refcount; to_py() copies it into a buffer.
         flat = np.asarray(arr.to_py(), dtype=np.float32)
-        return flat.reshape(len(texts), self.dim)
+        return flat.reshape(n, self.dim)
 
     async def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if not texts:
@@ -80,7 +102,7 @@ class BrowserEmbedder:
         try:
             arr = await host.countTokens(to_js(list(texts)))
         except JsException as e:
-            raise EmbedderError(str(e)) from e
+            raise _embed_error(e) from e
         return [int(x) for x in arr.to_py()]
 
 
