@@ -8,7 +8,6 @@ the legs by their scores, after normalising each leg.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Literal, Sequence
 
 from .records import Hit
@@ -30,7 +29,7 @@ def _combine(bases: dict[int, Hit], legs) -> list[Hit]:
             else:
                 f["lexical_rank"], f["lexical_score"] = rank, value
             f["fused"] += c
-    return order(replace(bases[cid], score=f["fused"], **f) for cid, f in fields.items())
+    return order(bases[cid].replaced(score=f["fused"], **f) for cid, f in fields.items())
 
 
 def rrf(vector: Sequence[tuple[int, float]], lexical: Sequence[tuple[int, float]],

@@ -22,6 +22,9 @@ from .seams import Store
 from .vectors import MAX_MATRIX_BYTES, VectorMatrix
 
 
+UNFINISHED = "unfinished"  # meta key: names of the documents an add is still working on
+
+
 @dataclass(frozen=True)
 class Provenance:
     model_id: str
@@ -65,6 +68,9 @@ class Index:
         except StorageError as e:
             raise ExtensionMissing(f"sqlite-vec is not loaded in this SQLite: {e}") from e
         self.stored_provenance = self._open()
+        # Documents an earlier session began adding and did not finish (a closed tab, a
+        # killed process): read once, so the page can name them after a reload.
+        self.unfinished_at_open: list[str] = json.loads(self.stored_provenance.get(UNFINISHED, "[]"))
         # A mismatch does not stop lexical search; it stops mixing vectors.
         self.mismatch: str | None = self._compare(self.stored_provenance)
 
@@ -85,7 +91,8 @@ class Index:
     def _compare(self, meta: dict[str, str]) -> str | None:
         want = self.provenance.as_meta()
         diffs = [f"{k}: index has {meta.get(k)!r}, app uses {want[k]!r}"
-                 for k in ("model_id", "dim", "chunker_version") if meta.get(k) != want[k]]
+                 for k in ("model_id", "dim", "chunker_version", "schema_version")
+                 if meta.get(k) != want[k]]
         return "; ".join(diffs) or None
 
     def require_compatible(self) -> None:
@@ -115,8 +122,10 @@ class Index:
 
     def replace_document(self, *, name: str, doc_type: str, content_hash: str, size: int,
                          meta: dict, chunks: Sequence[Chunk], vectors: np.ndarray,
-                         text_hashes: Sequence[str]) -> int:
-        """Insert a document with its chunks and vectors, replacing any of the same name."""
+                         text_hashes: Sequence[str], unfinished: Sequence[str] | None = None) -> int:
+        """Insert a document with its chunks and vectors, replacing any of the same name.
+        ``unfinished`` (the names still to do after this one) is recorded in the same
+        transaction, so the record never says a stored document did not finish."""
         self.require_compatible()
         if len(chunks) != len(vectors) or len(chunks) != len(text_hashes):
             raise ValueError("one vector and one hash per chunk")
@@ -140,7 +149,19 @@ class Index:
                     ch.token_count, ch.text, th,
                 ))[0][0]
                 self.store.query(sql.INSERT_VECTOR, (cid, vec.tobytes()))
+            if unfinished is not None:
+                self._record_unfinished(unfinished)
         return doc_id
+
+    def set_unfinished(self, names: Sequence[str]) -> None:
+        with self.transaction():
+            self._record_unfinished(names)
+
+    def _record_unfinished(self, names: Sequence[str]) -> None:
+        if names:
+            self.store.query(sql.SET_META, (UNFINISHED, json.dumps(list(names), ensure_ascii=False)))
+        else:
+            self.store.query(sql.DELETE_META, (UNFINISHED,))
 
     def _delete(self, doc_id: int) -> None:
         self.store.query(sql.DELETE_DOC_CHUNKS, (doc_id,))
@@ -159,6 +180,25 @@ class Index:
     def counts(self) -> tuple[int, int]:
         docs, chunks = self.store.query(sql.COUNTS)[0]
         return int(docs), int(chunks)
+
+    def replace_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> None:
+        """Every chunk's vector at once, made by this app's model (see reindex.py): the
+        vector table is rebuilt for its dimension and the provenance becomes this app's."""
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        if len(ids) != len(vecs) or (len(vecs) and vecs.shape[1] != self.provenance.dim):
+            raise ValueError("one vector of the app's dimension per chunk")
+        with self.transaction():
+            _, chunks = self.counts()
+            if chunks != len(ids):
+                raise StorageError("the library changed while it was being re-indexed; try again")
+            self.store.execute_script(sql.DROP_VEC_TABLE)
+            self.store.execute_script(sql.vec_table(self.provenance.dim))
+            for cid, vec in zip(ids, vecs):
+                self.store.query(sql.INSERT_VECTOR, (int(cid), vec.tobytes()))
+            for k, v in self.provenance.as_meta().items():
+                self.store.query(sql.SET_META, (k, v))
+        self.stored_provenance = self.provenance.as_meta()
+        self.mismatch = None
 
     def vector(self, chunk_id: int) -> np.ndarray | None:
         rows = self.store.query(sql.GET_VECTOR, (chunk_id,))

@@ -118,23 +118,39 @@ async def add_documents(index: Index, embedder: Embedder, docs: Sequence[NewDocu
                         settings: ChunkSettings = ChunkSettings(),
                         progress: Callable[[dict], None] = lambda e: None,
                         cancelled: Callable[[], bool] = lambda: False) -> list[Outcome]:
-    """Add or replace each document; one bad document never stops the others."""
+    """Add or replace each document; one bad document never stops the others.
+
+    The names still to do are recorded in the index as the work goes (with each stored
+    document, in its transaction), so if the process dies the next session can say which
+    files did not finish; a normal end, a cancel or an error clears the record."""
     outcomes: list[Outcome] = []
-    for i, doc in enumerate(docs):
+    names = [d.name for d in docs]
+    if not names:
+        return outcomes
+    index.set_unfinished(names)
+    try:
+        for i, doc in enumerate(docs):
+            try:
+                outcome = await _add_one(index, embedder, doc, settings, progress, i, len(docs),
+                                         cancelled, names[i + 1 :])
+                outcomes.append(outcome)
+            except ReadingRoomError as e:
+                outcomes.append(Outcome(name=doc.name, status="error", error=e.to_dict()))
+                if e.kind == "cancelled":
+                    break
+            progress({"event": "document", "done": i + 1, "total": len(docs), "name": doc.name,
+                      "status": outcomes[-1].status})
+    finally:
         try:
-            outcomes.append(await _add_one(index, embedder, doc, settings, progress, i, len(docs), cancelled))
-        except ReadingRoomError as e:
-            outcomes.append(Outcome(name=doc.name, status="error", error=e.to_dict()))
-            if e.kind == "cancelled":
-                break
-        progress({"event": "document", "done": i + 1, "total": len(docs), "name": doc.name,
-                  "status": outcomes[-1].status})
+            index.set_unfinished([])
+        except ReadingRoomError:
+            pass  # storage gone: the record stays and the next session reports it
     return outcomes
 
 
 async def _add_one(index: Index, embedder: Embedder, doc: NewDocument, settings: ChunkSettings,
                    progress: Callable[[dict], None], i: int, n: int,
-                   cancelled: Callable[[], bool]) -> Outcome:
+                   cancelled: Callable[[], bool], after: Sequence[str] = ()) -> Outcome:
     index.require_compatible()
     doc_type, text, chunks = prepare(doc, settings)
     digest = document_hash(text, doc.meta)
@@ -152,7 +168,7 @@ async def _add_one(index: Index, embedder: Embedder, doc: NewDocument, settings:
     doc_id = index.replace_document(
         name=doc.name, doc_type=doc_type, content_hash=digest, size=len(text.encode("utf-8")),
         meta=dict(doc.meta), chunks=chunks, vectors=np.concatenate(vectors),
-        text_hashes=[text_hash(c.text) for c in chunks],
+        text_hashes=[text_hash(c.text) for c in chunks], unfinished=after,
     )
     return Outcome(name=doc.name, status="replaced" if existing else "added", doc_id=doc_id,
                    chunks=len(chunks))

@@ -13,6 +13,7 @@ from .index import Index, Provenance, StoredDocument
 from .ingest import NewDocument, Outcome, add_documents
 from .options import Options
 from .records import Hit
+from .reindex import Reindexed, reindex as _reindex
 from .retrieve import RetrievalResult
 from .seams import Embedder, Store
 
@@ -58,6 +59,28 @@ class Library:
     def similar(self, chunk_id: int, k: int = 8) -> list[Hit]:
         return _retrieve.similar(self.index, chunk_id, k)
 
+    async def reindex(self, progress: Callable[[dict], None] = lambda e: None,
+                      cancelled: Callable[[], bool] = lambda: False) -> Reindexed:
+        """Re-embed every chunk with this library's model (after a model mismatch)."""
+        if self.embedder is None:
+            from .errors import EmbedderError
+
+            raise EmbedderError("no embedder: the library cannot be re-indexed")
+        return await _reindex(self.index, self.embedder, progress, cancelled)
+
+    def neighbours(self, chunk_id: int, before: int = 1, after: int = 1) -> list[Hit]:
+        """A chunk with the chunks around it in its document, in order: its context."""
+        return _retrieve.neighbours(self.index, chunk_id, before, after)
+
+    def warm(self) -> int:
+        """Load what the first query would otherwise load (the vector matrix); returns its rows."""
+        m = self.index.vector_matrix()
+        return len(m) if m is not None else 0
+
+    def clear_unfinished(self) -> None:
+        """The user has seen which documents did not finish; stop reporting them."""
+        self.index.unfinished_at_open = []
+
     def delete(self, doc_id: int) -> bool:
         return self.index.delete_document(doc_id)
 
@@ -78,6 +101,7 @@ class Library:
             "chunker_version": meta.get("chunker_version"),
             "mismatch": self.index.mismatch,
             "storage": self.index.store.kind,
+            "unfinished": list(self.index.unfinished_at_open),
         }
 
     def close(self) -> None:

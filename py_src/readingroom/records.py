@@ -6,8 +6,17 @@ merge, pack) is a function from values to values and can be tested without a dat
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
+
+
+def _plain(value: Any) -> Any:
+    """A copy of JSON-like metadata (dicts, lists, scalars) that shares nothing with it."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -70,9 +79,23 @@ class Hit:
     score: float = 0.0  # fused x boosts: what final order uses
     dropped: str | None = None  # why it is not in the results: floor, cap, duplicate, budget
 
+    def replaced(self, **changes: Any) -> "Hit":
+        """``dataclasses.replace`` without its per-field machinery: fusion and reranking
+        make a few hundred of these per query, and in Pyodide ``replace`` cost milliseconds."""
+        unknown = changes.keys() - self.__dict__.keys()
+        if unknown:
+            raise TypeError(f"Hit has no field {sorted(unknown)[0]!r}")
+        new = object.__new__(Hit)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
+
     def to_dict(self) -> dict:
-        d = asdict(self)
+        # By hand rather than asdict(), whose recursive deep copy dominated serialising a result.
+        d = dict(self.__dict__)
         d["heading_path"] = list(self.heading_path)
+        d["meta"] = _plain(self.meta)
+        d["boosts"] = dict(self.boosts)
         return d
 
 
@@ -97,7 +120,8 @@ class Span:
     trimmed: bool = False
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        d = dict(self.__dict__)
+        d["meta"] = _plain(self.meta)
         d["chunk_ids"] = list(self.chunk_ids)
         d["heading_paths"] = [list(p) for p in self.heading_paths]
         return d

@@ -77,7 +77,7 @@ def apply_boosts(hits: Sequence[Hit], boosts: Sequence[Boost]) -> list[Hit]:
         for b in boosts:
             if b.matches(h):
                 factor *= b.factor
-        out.append(replace(h, boosts=applied, score=h.fused * factor))
+        out.append(h.replaced(boosts=applied, score=h.fused * factor))
     return order(out)
 
 

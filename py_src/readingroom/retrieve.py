@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 
-from . import fuse, merge, pack, rerank, search
+from . import fuse, merge, pack, rerank, search, sql
 from .errors import Cancelled, EmbedderError, StorageError
 from .fts import terms
 from .index import Index
@@ -212,7 +212,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
             reason_dropped = "rank"
         elif reason_dropped is None and h.chunk_id not in in_budget:
             reason_dropped = "budget"
-        evidence.append(replace(h, dropped=reason_dropped))
+        evidence.append(h.replaced(dropped=reason_dropped))
     for cid, sim in floored:
         if cid in bases and all(e.chunk_id != cid for e in evidence):
             evidence.append(replace(bases[cid], vector_sim=sim, dropped="floor"))
@@ -250,6 +250,14 @@ def similar(index: Index, chunk_id: int, k: int = 8) -> list[Hit]:
     bases = search.hits_for(index.store, [c for c, _ in near])
     return [replace(bases[c], vector_rank=i, vector_sim=s, score=s)
             for i, (c, s) in enumerate(near, start=1) if c in bases]
+
+
+def neighbours(index: Index, chunk_id: int, before: int = 1, after: int = 1) -> list[Hit]:
+    """The chunk and up to ``before``/``after`` chunks on each side of it, in document order."""
+    rows = index.store.query(sql.NEIGHBOUR_IDS, (chunk_id, max(0, before), max(0, after)))
+    ids = [int(r[0]) for r in rows]
+    bases = search.hits_for(index.store, ids)
+    return [bases[c] for c in ids if c in bases]
 
 
 __all__ = ["RetrievalResult", "DocumentCandidate", "retrieve", "get_context", "similar"]

@@ -53,9 +53,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content='chunks', content_rowid='id',
     tokenize='porter unicode61 remove_diacritics 2'
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
-    embedding float[{dim}] distance_metric=cosine
-);
+{vec_table}
 CREATE TRIGGER IF NOT EXISTS chunks_after_insert AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, text, heading) VALUES (new.id, new.text, new.heading);
 END;
@@ -67,13 +65,32 @@ END;
 """
 
 
+VEC_TABLE = """CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
+    embedding float[{dim}] distance_metric=cosine
+);"""
+
+
 def schema(dim: int) -> str:
-    return SCHEMA.format(dim=int(dim))
+    return SCHEMA.format(vec_table=vec_table(dim))
+
+
+def vec_table(dim: int) -> str:
+    return VEC_TABLE.format(dim=int(dim))
+
+
+DROP_VEC_TABLE = "DROP TABLE IF EXISTS chunks_vec"
+# Every chunk with what its embedding input is made of, for re-embedding (reindex.py).
+REINDEX_CHUNKS = """
+SELECT c.id, d.name, c.idx, c.text, c.heading_path
+FROM chunks c JOIN documents d ON d.id = c.doc_id
+ORDER BY d.name, c.idx
+"""
 
 
 # -- provenance --------------------------------------------------------------------------
 GET_META = "SELECT key, value FROM meta"
 SET_META = "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+DELETE_META = "DELETE FROM meta WHERE key = ?"
 EXTENSIONS = "SELECT vec_version()"
 
 # -- documents ---------------------------------------------------------------------------
@@ -118,6 +135,13 @@ SELECT c.id, c.doc_id, d.name, d.doc_type, c.idx, c.text, c.start_char, c.end_ch
        c.text_hash, c.token_count, c.heading_path, c.page, d.meta, d.source_type, d.date
 FROM chunks c JOIN documents d ON d.id = c.doc_id
 WHERE c.id IN ({ids})
+"""
+
+# A chunk and its neighbours in the same document: (chunk id, before, after).
+NEIGHBOUR_IDS = """
+SELECT n.id FROM chunks c JOIN chunks n ON n.doc_id = c.doc_id
+WHERE c.id = ?1 AND n.idx BETWEEN c.idx - ?2 AND c.idx + ?3
+ORDER BY n.idx
 """
 
 # -- candidates --------------------------------------------------------------------------

@@ -68,6 +68,40 @@ async def add_documents(docs_json: str) -> str:
     return _dump({"documents": [o.to_dict() for o in outcomes], "status": _lib().status()})
 
 
+async def reindex() -> str:
+    """Re-embed the whole library with this app's model; progress as for adding documents;
+    ``cancel_ingest`` stops it, leaving the library as it was."""
+    global _cancelled_ingest
+    _cancelled_ingest = False
+    try:
+        done = await _lib().reindex(progress=_progress, cancelled=lambda: _cancelled_ingest)
+    except ReadingRoomError as e:
+        return _error(e)
+    return _dump({"reindexed": done.to_dict(), "status": _lib().status()})
+
+
+async def neighbours(chunk_id: int, before: int = 1, after: int = 1) -> str:
+    """A chunk in its document's context: it and its neighbours, in order."""
+    try:
+        hits = _lib().neighbours(int(chunk_id), int(before), int(after))
+    except ReadingRoomError as e:
+        return _error(e)
+    return _dump({"chunk_id": int(chunk_id), "chunks": [h.to_dict() for h in hits]})
+
+
+async def warm() -> str:
+    """Load the vector matrix now (after open, while the user types), not on the first query."""
+    try:
+        return _dump({"vectors": _lib().warm()})
+    except ReadingRoomError as e:
+        return _error(e)
+
+
+async def clear_unfinished() -> str:
+    _lib().clear_unfinished()
+    return _dump(_lib().status())
+
+
 def cancel_ingest() -> None:
     global _cancelled_ingest
     _cancelled_ingest = True
