@@ -63,6 +63,30 @@ DOCUMENTS = [
 ]
 
 
+# Where the page itself refuses a file before Python sees it (its UTF-8 decoder, its file-type
+# gate, pdf.js), the browser's outcome is its own: case id -> (error type, message part).
+BROWSER_OUTCOMES = {
+    "utf16-bom": ("not_text", "is not UTF-8 text"),
+    "png-as-txt": ("not_text", "is not UTF-8 text"),
+    "empty": ("empty_document", "is empty"),
+    "unsupported": ("unsupported", "is not a .md, .txt, .html or .pdf file"),
+    "no-name": ("unsupported", "is not a .md, .txt, .html or .pdf file"),
+    "pdf-empty-file": ("empty_document", "is empty"),
+    "pdf-truncated": ("not_pdf", "is not a readable PDF"),
+    "pdf-encrypted": ("encrypted", "protected by a password"),
+    "pdf-not-a-pdf": ("not_pdf", "is not a readable PDF"),
+}
+
+
+def case_bytes(case_id: str, kwargs: dict) -> bytes:
+    """The file a user would drop for a document case."""
+    if kwargs.get("data", "") is None:
+        return pdf_case_data(case_id) or b""
+    if kwargs.get("data") is not None:
+        return kwargs["data"]
+    return kwargs["text"].encode("utf-8")
+
+
 def pdf_case_data(case_id: str) -> bytes | None:
     if case_id == "pdf-truncated":
         return pdf_bytes(["A page of text.", "Another page."])[:300]

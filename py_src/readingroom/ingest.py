@@ -109,7 +109,11 @@ def prepare(doc: NewDocument, settings: ChunkSettings) -> tuple[str, str, list[C
         if doc_type == "html":
             text = html_to_text(text)  # offsets then refer to the extracted text
         chunks = chunk_text(text, "md" if doc_type == "html" else doc_type, settings)
+    if "\x00" in text[:65536]:  # text that arrived decoded (the browser) but is binary
+        raise NotText(f"{doc.name} looks like a binary file, not text")
     if not text.strip() or not chunks:
+        if doc_type == "pdf":
+            raise EmptyDocument(f"{doc.name} has no text layer (scanned images?); OCR is not supported")
         raise EmptyDocument(f"{doc.name} has no text to index")
     return doc_type, text, chunks
 
