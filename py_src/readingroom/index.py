@@ -163,6 +163,10 @@ class Index:
         else:
             self.store.query(sql.DELETE_META, (UNFINISHED,))
 
+    def delete_rows(self, doc_id: int) -> None:
+        """A document's rows, inside a transaction the caller holds."""
+        self._delete(doc_id)
+
     def _delete(self, doc_id: int) -> None:
         self.store.query(sql.DELETE_DOC_CHUNKS, (doc_id,))
         self.store.query(sql.DELETE_DOC_TAGS, (doc_id,))

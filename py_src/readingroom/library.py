@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Callable, Sequence
 
-from . import model_files, retrieve as _retrieve
+from . import bundle as _bundle, model_files, retrieve as _retrieve, sql
+from .bundle import Merged
 from ._compat import make_embedder, open_store
 from .chunking import ChunkSettings
 from .errors import ReadingRoomError
@@ -77,6 +78,19 @@ class Library:
         m = self.index.vector_matrix()
         return len(m) if m is not None else 0
 
+    def merge_bundle(self, schema: str, version: str) -> Merged:
+        """Make the index attached as ``schema`` this library's bundled set (see bundle.py)."""
+        return _bundle.merge(self.index, schema, version)
+
+    def merge_bundle_file(self, path: str | os.PathLike, version: str) -> Merged:
+        """Natively: attach an index file and merge it as the bundled set."""
+        store = self.index.store
+        store.query(sql.ATTACH.format(schema="bundle"), (str(path),))
+        try:
+            return self.merge_bundle("bundle", version)
+        finally:
+            store.query(sql.DETACH.format(schema="bundle"))
+
     def clear_unfinished(self) -> None:
         """The user has seen which documents did not finish; stop reporting them."""
         self.index.unfinished_at_open = []
@@ -102,6 +116,7 @@ class Library:
             "mismatch": self.index.mismatch,
             "storage": self.index.store.kind,
             "unfinished": list(self.index.unfinished_at_open),
+            "bundle_version": _bundle.bundle_version(self.index),
         }
 
     def close(self) -> None:

@@ -91,6 +91,7 @@ ORDER BY d.name, c.idx
 GET_META = "SELECT key, value FROM meta"
 SET_META = "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
 DELETE_META = "DELETE FROM meta WHERE key = ?"
+GET_META_KEY = "SELECT value FROM meta WHERE key = ?"
 EXTENSIONS = "SELECT vec_version()"
 
 # -- documents ---------------------------------------------------------------------------
@@ -171,3 +172,47 @@ LIMIT ?
 # The chunks a filter allows; {where} is built by ``filters.where`` from fixed fragments.
 ALLOWED = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {where}"
 COUNT_ALLOWED = "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {where}"
+
+# -- the bundled set (bundle.py) ----------------------------------------------------------
+# {schema} is the attached bundle; ?1 and ?2 shift its document and chunk ids past ours, and
+# ?3 is the source_type that marks bundled documents.
+BUNDLE_META = "SELECT key, value FROM {schema}.meta"
+BUNDLED_DOC_IDS = "SELECT id FROM documents WHERE source_type = ?"
+BUNDLE_NAME_CLASHES = """
+SELECT b.name FROM {schema}.documents b JOIN main.documents d ON d.name = b.name ORDER BY b.name
+"""
+MAX_IDS = """
+SELECT (SELECT coalesce(max(id), 0) FROM main.documents), (SELECT coalesce(max(id), 0) FROM main.chunks)
+"""
+BUNDLE_COPY_DOCUMENTS = """
+INSERT INTO main.documents(id, name, doc_type, content_hash, size, added_at, source_type, date, meta)
+SELECT b.id + ?1, b.name, b.doc_type, b.content_hash, b.size, b.added_at, ?3, b.date, b.meta
+FROM {schema}.documents b
+WHERE b.name NOT IN (SELECT name FROM main.documents)
+"""
+BUNDLE_COPY_TAGS = """
+INSERT INTO main.doc_tags(doc_id, tag)
+SELECT t.doc_id + ?1, t.tag FROM {schema}.doc_tags t
+WHERE t.doc_id + ?1 IN (SELECT id FROM main.documents WHERE source_type = ?3 AND id > ?1)
+"""
+BUNDLE_COPY_CHUNKS = """
+INSERT INTO main.chunks(id, doc_id, idx, page, start_char, end_char, heading_path, heading,
+                        token_count, text, text_hash)
+SELECT c.id + ?2, c.doc_id + ?1, c.idx, c.page, c.start_char, c.end_char, c.heading_path,
+       c.heading, c.token_count, c.text, c.text_hash
+FROM {schema}.chunks c
+WHERE c.doc_id + ?1 IN (SELECT id FROM main.documents WHERE source_type = ?3 AND id > ?1)
+"""
+BUNDLE_COPY_VECTORS = """
+INSERT INTO main.chunks_vec(rowid, embedding)
+SELECT v.rowid + ?2, v.embedding FROM {schema}.chunks_vec v
+WHERE v.rowid + ?2 IN (SELECT c.id FROM main.chunks c JOIN main.documents d ON d.id = c.doc_id
+                       WHERE d.source_type = ?3 AND d.id > ?1)
+"""
+BUNDLED_COUNTS = """
+SELECT count(*), (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id
+                  WHERE d.source_type = ?1)
+FROM documents WHERE source_type = ?1
+"""
+ATTACH = "ATTACH DATABASE ? AS {schema}"
+DETACH = "DETACH DATABASE {schema}"

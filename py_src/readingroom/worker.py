@@ -97,6 +97,16 @@ async def warm() -> str:
         return _error(e)
 
 
+async def merge_bundle(schema: str, version: str) -> str:
+    """Make the index the worker attached as ``schema`` the library's bundled set, replacing
+    the previous version's documents and keeping the user's (see bundle.py)."""
+    try:
+        merged = _lib().merge_bundle(str(schema), str(version))
+    except ReadingRoomError as e:
+        return _error(e)
+    return _dump({"merged": merged.to_dict(), "status": _lib().status()})
+
+
 async def clear_unfinished() -> str:
     _lib().clear_unfinished()
     return _dump(_lib().status())
