@@ -29,3 +29,40 @@ def test_quality_command_on_a_tiny_beir_folder(tmp_path, model_dir):
     assert native["hybrid"]["recall@10"] == 1.0 and native["hybrid"]["ndcg@10"] > 0.9
     assert res["machine"]["cpus"] >= 1 and "load_average_at_start" in res["machine"]
     assert (tmp_path / "report" / "report.md").read_text().startswith("# Reading Room benchmark")
+
+
+def test_ingest_command_natively_on_a_tiny_beir_folder(tmp_path, model_dir):
+    data = beir_fixture.write(tmp_path / "beir")
+    out = tmp_path / "i.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir),
+           "READINGROOM_BENCH_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "readingroom.bench", "ingest", "--native", "--data", str(data),
+                           "--split", "test", "--json", str(out), "--report", str(tmp_path / "report")],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    ing = json.loads(out.read_text())["ingest"]
+    assert ing["documents"] == 6 and ing["native"]["chunks"] == ing["chunks"] == 6
+    assert ing["native"]["chunks_per_s"] > 0 and ing["native"]["embed_only_chunks_per_s"] > 0
+    assert "native ingestion" in proc.stdout and "35.0 chunks/s" in proc.stdout
+
+
+def test_report_states_every_target_with_its_gap(tmp_path):
+    from readingroom.bench import report
+
+    machine = {"cpus": 2, "load_average_at_start": [3.0, 2, 1], "load_average_at_end": [4.0, 2, 1]}
+    stages = {"total": {"p50": 158.7, "p95": 40.0}}
+    results = {"machine": machine, "latency": {"sizes": {"20000": {"stages": stages}},
+                                               "startup_ms": {"cold_first_visit": 4000, "warm_reload": 6000}}}
+    (tmp_path / "ingest.json").write_text(json.dumps({"machine": machine, "ingest": {
+        "browser": {"chunks": 10, "seconds": 2, "chunks_per_s": 6.0},
+        "native": {"chunks": 10, "seconds": 0.2, "chunks_per_s": 50.0}}}))
+    rows = {r["target"]: r for r in report.targets(report.gather(results, tmp_path))}
+    assert rows["hot path p50 at 20k chunks"]["gap"] == "6.3× over (+133.7 ms)"
+    assert rows["hot path p95 at 20k chunks"]["met"] is True
+    assert rows["hot path p95 at 100k chunks"]["met"] is None
+    assert rows["warm reload to ready"]["gap"] == "2.0× over (+3.0 s)"
+    assert rows["browser ingestion, ~150-token chunks"]["gap"].startswith("2.0× short (50% of the target)")
+    assert rows["native ingestion, ~150-token chunks"]["met"] is True
+    assert rows["hot path p50 at 20k chunks"]["load"] == "3.0→4.0"
+    md = report.write(results, tmp_path).read_text()
+    assert "158.7 ms" in md and "6.3× over" in md and "Ingestion" in md

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-from ..aio import run as run_sync
 from . import browser as bb
 from .beir import Dataset
 from .corpus import scaled_index
@@ -58,40 +57,3 @@ def run(ds: Dataset, sizes: list[int], n_queries: int = 120, rebuild: bool = Tru
                                     "stages": query_latency(page, queries)}
             ctx.close()
     return out
-
-
-_INGEST = """
-async (docs) => {
-  const t0 = performance.now();
-  const r = await window.readingroom.addDocuments(docs);
-  const ms = performance.now() - t0;
-  return {ms, chunks: r.documents.reduce((a, d) => a + d.chunks, 0)};
-}
-"""
-
-
-def ingest(ds: Dataset, n_docs: int = 60, rebuild: bool = True) -> dict:
-    """Chunks per second, embedding included, in the browser and natively, same documents."""
-    docs = ds.documents()[:n_docs]
-    payload = [{"name": d.name, "text": d.text, "type": d.doc_type} for d in docs]
-    with bb.session(rebuild) as (browser, url):
-        ctx, page, _ = bb.open_app(browser, url)
-        r = page.evaluate(_INGEST, payload)
-        ctx.close()
-    from ..library import Library
-
-    lib = Library.open(":memory:")
-    t0 = time.perf_counter()
-    out = run_sync(lib.add(docs))
-    native_s = time.perf_counter() - t0
-    native_chunks = sum(o.chunks for o in out)
-    lib.close()
-    return {
-        "documents": n_docs,
-        "browser": {"chunks": r["chunks"], "seconds": round(r["ms"] / 1000, 2),
-                    "chunks_per_s": round(r["chunks"] / (r["ms"] / 1000), 2)},
-        "native": {"chunks": native_chunks, "seconds": round(native_s, 2),
-                   "chunks_per_s": round(native_chunks / native_s, 2)},
-    }
-
-

@@ -1,0 +1,173 @@
+"""Ingestion throughput, embedding included: in the browser and natively, same documents.
+
+Three measurements, each end to end through the public API, plus embedding alone so the
+report can say where the time goes:
+
+- ``browser``: ``readingroom.addDocuments`` with SciFact abstracts (one document each; chunks
+  of about 150 tokens), timed with performance.now() in the page;
+- ``browser_pdf``: a generated text PDF (``--pdf-pages`` pages of real prose) added as a
+  ``File`` through the same path a picked file takes (pdf.js reads it page by page);
+- ``native``: ``Library.add`` on the same abstracts, ONNX Runtime on the same model files.
+
+Each side's embedder is warmed first (the page's is warmed at start-up; the native one gets
+one call before the clock starts), and ``embed_only`` embeds the very chunk texts ingestion
+embeds, grouped the same way (one call per document), so ``ingest - embed_only`` is what
+chunking, Python and storage cost.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from ..aio import run as run_sync
+from ..chunking import ChunkSettings, embedding_text
+from ..ingest import prepare
+from . import browser as bb
+from .beir import Dataset
+from .quality import cache_dir
+
+_INGEST = """
+async (docs) => {
+  const t0 = performance.now();
+  const r = await window.readingroom.addDocuments(docs);
+  const ms = performance.now() - t0;
+  return {ms, chunks: r.documents.reduce((a, d) => a + (d.chunks ?? 0), 0),
+          errors: r.documents.filter((d) => d.status === 'error').map((d) => d.error)};
+}
+"""
+
+# Embedding alone, grouped as ingestion groups it (one call per document).
+_EMBED = """
+async (groups) => {
+  const t0 = performance.now();
+  let n = 0;
+  for (const g of groups) n += (await window.readingroom.embed(g)).length;
+  return {ms: performance.now() - t0, chunks: n};
+}
+"""
+
+# The PDF through the file path: fetched from this origin into a File, then addDocuments([File]),
+# exactly what the picker hands over. pdf.js extraction alone is timed first with the app's own
+# module (a second pdf.js run of the same file; it does not touch the library).
+_PDF = """
+async ([url, name]) => {
+  const blob = await (await fetch(url)).blob();
+  const file = new File([blob], name, { type: 'application/pdf' });
+  const { pdfPages } = await import('./pdf.js');
+  const x0 = performance.now();
+  const pages = await pdfPages(name, file, () => {});
+  const extractMs = performance.now() - x0;
+  const t0 = performance.now();
+  const r = await window.readingroom.addDocuments([file]);
+  const ms = performance.now() - t0;
+  const d = r.documents[0] ?? {};
+  return {ms, extractMs, pages: pages.length, chunks: d.chunks ?? 0, status: d.status, error: d.error ?? null};
+}
+"""
+
+
+def rate(n: int, seconds: float) -> float:
+    return round(n / seconds, 2) if seconds > 0 else float("nan")
+
+
+def make_pdf(path: Path, ds: Dataset, pages: int) -> Path:
+    """A text PDF of ``pages`` pages of real prose (SciFact abstracts, a new one per paragraph)."""
+    if path.exists():
+        return path
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_font("Helvetica", size=10.5)
+    width, line_h, lines_per_page = 170, 5.2, 50  # about 450 words a page
+
+    def lines():
+        for title, text in ds.corpus.values():
+            para = (title + ". " + text).encode("latin-1", "replace").decode("latin-1")
+            line = ""
+            for word in para.split():
+                if line and pdf.get_string_width(line + " " + word) > width:
+                    yield line
+                    line = word
+                else:
+                    line = f"{line} {word}" if line else word
+            yield line
+            yield ""
+
+    source = lines()
+    for _ in range(pages):
+        pdf.add_page()
+        for i in range(lines_per_page):
+            pdf.set_xy(20, 18 + i * line_h)
+            pdf.cell(width, line_h, next(source))
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
+    pdf.output(str(tmp))
+    tmp.rename(path)
+    return path
+
+
+def chunk_groups(docs) -> list[list[str]]:
+    """The texts ingestion embeds, one list per document."""
+    return [[embedding_text(c) for c in prepare(d, ChunkSettings())[2]] for d in docs]
+
+
+def run(ds: Dataset, n_docs: int = 200, pdf_pages: int = 200, rebuild: bool = True,
+        browser: bool = True, native: bool = True) -> dict:
+    docs = ds.documents()[:n_docs]
+    groups = chunk_groups(docs)
+    n_chunks = sum(len(g) for g in groups)
+    tokens = None
+    out: dict = {"documents": len(docs), "chunks": n_chunks}
+    if native:
+        from ..library import Library
+
+        lib = Library.open(":memory:")
+        emb = lib.embedder
+        counts = run_sync(emb.count_tokens([t for g in groups for t in g]))
+        tokens = {"mean": round(sum(counts) / len(counts), 1), "max": max(counts)}
+        emb.embed_sync(["warm up"])
+        t0 = time.perf_counter()
+        for g in groups:
+            emb.embed_sync(g)
+        embed_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        outcomes = run_sync(lib.add(docs))
+        native_s = time.perf_counter() - t0
+        chunks = sum(o.chunks for o in outcomes)
+        flat = [t for g in groups for t in g]
+        t0 = time.perf_counter()
+        emb.embed_sync(flat)
+        flat_s = time.perf_counter() - t0
+        lib.close()
+        out["native"] = {"chunks": chunks, "seconds": round(native_s, 2), "chunks_per_s": rate(chunks, native_s),
+                         "embed_only_chunks_per_s": rate(n_chunks, embed_s),
+                         "embed_one_call_chunks_per_s": rate(n_chunks, flat_s),
+                         "load_average": [round(x, 2) for x in os.getloadavg()]}
+    out["tokens_per_chunk"] = tokens
+    if browser:
+        payload = [{"name": d.name, "text": d.text, "type": d.doc_type} for d in docs]
+        pdf = make_pdf(cache_dir() / f"scifact-{pdf_pages}p.pdf", ds, pdf_pages) if pdf_pages else None
+        with bb.session(rebuild) as (b, url):
+            ctx, page, _ = bb.open_app(b, url)
+            e = page.evaluate(_EMBED, groups)
+            r = page.evaluate(_INGEST, payload)
+            out["browser"] = {"chunks": r["chunks"], "seconds": round(r["ms"] / 1000, 2),
+                              "chunks_per_s": rate(r["chunks"], r["ms"] / 1000),
+                              "embed_only_chunks_per_s": rate(e["chunks"], e["ms"] / 1000),
+                              "errors": r["errors"],
+                              "load_average": [round(x, 2) for x in os.getloadavg()]}
+            ctx.close()
+            if pdf:
+                ctx, page, _ = bb.open_app(b, url)
+                p = page.evaluate(_PDF, [bb.publish(pdf, pdf.name), pdf.name])
+                s = p["ms"] / 1000
+                out["browser_pdf"] = {"file": pdf.name, "bytes": pdf.stat().st_size, "pages": p["pages"],
+                                      "chunks": p["chunks"], "seconds": round(s, 2),
+                                      "pages_per_s": rate(p["pages"], s), "chunks_per_s": rate(p["chunks"], s),
+                                      "pdfjs_extract_s": round(p["extractMs"] / 1000, 2),
+                                      "status": p["status"], "error": p["error"],
+                                      "load_average": [round(x, 2) for x in os.getloadavg()]}
+                ctx.close()
+    return out
