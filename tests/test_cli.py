@@ -139,6 +139,14 @@ def test_a_model_mismatch_is_refused(cli, notes, tmp_path):
     assert p.returncode == 1 and "re-index" in p.stderr
     p = cli("search", "cats", "--json")  # searching still works, lexically, and says why
     assert json.loads(p.stdout)["reason"] == "model_mismatch"
+    assert "run `readingroom reindex`" in cli("status").stdout
+    out = cli("reindex", "--quiet").stdout
+    assert out.startswith("re-embedded 1 chunks of 1 documents")
+    assert "mismatch" not in cli("status").stdout
+    cli("index", str(notes / "error.txt"))
+    hit = json.loads(cli("search", "fan stalled", "--json").stdout)
+    assert hit["reason"] is None and hit["results"][0]["doc_name"].endswith("error.txt")
+    assert "nothing to do" in cli("reindex").stdout
 
 
 def test_interrupted_indexing_leaves_a_consistent_index_and_can_be_rerun(cli, tmp_path):
@@ -174,5 +182,7 @@ def test_interrupted_indexing_leaves_a_consistent_index_and_can_be_rerun(cli, tm
                          "(SELECT 1 FROM chunks c WHERE c.doc_id = d.id)").fetchall()[0][0]
     assert orphans == 0  # no document without its chunks
     db.close()
+    status = cli("status").stdout
+    assert "did not finish indexing" in status and f"n{docs:02}.txt" in status  # the one it was on
     out = cli("index", str(d)).stdout
     assert f"{40 - docs} indexed, {docs} unchanged" in out

@@ -203,8 +203,29 @@ def cmd_status(args) -> int:
         print(f"index: {args.index} ({s['size_bytes'] / 1e6:.1f} MB)\ndocuments: {s['documents']}\n"
               f"chunks: {s['chunks']}\nmodel: {s['model']['id']} ({s['model']['dim']}-d)")
         if s["mismatch"]:
-            print(f"model mismatch: {s['mismatch']}")
+            print(f"model mismatch: {s['mismatch']} (run `readingroom reindex`)")
+        if s["unfinished"]:
+            print(f"did not finish indexing (run `index` again): {', '.join(s['unfinished'])}")
         print(f"stale files: {len(stale)}" + "".join(f"\n  {x}" for x in stale))
+    return 0
+
+
+def cmd_reindex(args) -> int:
+    lib = _open(args.index)
+    try:
+        if not lib.index.mismatch and not args.force:
+            print("the index already matches this model; nothing to do (--force re-embeds anyway)")
+            return 0
+        progress = _Progress(0, args.quiet)
+        t0 = time.perf_counter()
+        done = run_sync(lib.reindex(progress=progress))
+        if not args.quiet:
+            print(file=sys.stderr)
+        seconds = time.perf_counter() - t0
+        print(f"re-embedded {done.chunks} chunks of {done.documents} documents in {seconds:.1f} s "
+              f"({done.chunks / max(seconds, 1e-9):.1f} chunks/s)")
+    finally:
+        lib.close()
     return 0
 
 
@@ -276,6 +297,10 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("status", help="documents, chunks, model, size, stale files")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_status)
+    s = sub.add_parser("reindex", help="re-embed every chunk with this model (after a model change)")
+    s.add_argument("--force", action="store_true", help="even when the index already matches")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(fn=cmd_reindex)
     s = sub.add_parser("export", help="write a consistent copy of the index")
     s.add_argument("out")
     s.set_defaults(fn=cmd_export)
