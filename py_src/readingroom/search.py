@@ -76,22 +76,21 @@ def lexical_candidates(store: Store, text: str, n: int, f: Filters) -> list[tupl
         clause = "AND f.rowid IN (" + sql.ALLOWED.format(where=where) + ")"
     else:
         clause, params = "", []
-    rows = store.query(sql.FTS.format(filter=clause), (expr, *params, n))
+    rows = json.loads(store.query(sql.FTS.format(filter=clause), (expr, *params, n))[0][0])
+    rows.sort(key=lambda r: (r[1], r[0]))
     return [(int(r), -float(s)) for r, s in rows]
 
 
 def hits_for(store: Store, ids: list[int]) -> dict[int, Hit]:
     """The stored rows behind candidate ids, as bare ``Hit``s (no scores yet)."""
+    if not ids:
+        return {}
+    rows = json.loads(store.query(sql.CHUNK_ROWS, (json.dumps([int(i) for i in ids]),))[0][0])
     out: dict[int, Hit] = {}
-    for start in range(0, len(ids), 500):  # stay far below SQLite's parameter limit
-        part = ids[start : start + 500]
-        rows = store.query(sql.CHUNK_ROWS.format(ids=", ".join("?" * len(part))), part)
-        for (cid, doc_id, name, doc_type, idx, text, s, e, th, tc, hp, page, meta,
-             source_type, date) in rows:
-            out[int(cid)] = Hit(
-                chunk_id=int(cid), doc_id=int(doc_id), doc_name=name, doc_type=doc_type,
-                chunk_index=int(idx), text=text, start=int(s), end=int(e), text_hash=th,
-                token_count=int(tc), heading_path=tuple(json.loads(hp)), page=page,
-                meta=json.loads(meta),
-            )
+    for cid, doc_id, name, doc_type, idx, text, s, e, th, tc, hp, page, meta in rows:
+        out[cid] = Hit(
+            chunk_id=cid, doc_id=doc_id, doc_name=name, doc_type=doc_type, chunk_index=idx,
+            text=text, start=s, end=e, text_hash=th, token_count=tc, heading_path=tuple(hp),
+            page=page, meta=meta,
+        )
     return out

@@ -130,12 +130,15 @@ ALL_VECTORS = "SELECT rowid, embedding FROM chunks_vec"
 VECTOR_COUNT = "SELECT count(*) FROM chunks_vec_rowids"
 DATA_VERSION = "PRAGMA data_version"
 
-# Rows for a set of chunk ids; {ids} is a list of ? placeholders.
+# Rows for a set of chunk ids, given as one JSON array. The whole answer is one JSON text:
+# in the browser every value crossing from sqlite-wasm into Python costs a conversion, and a
+# few hundred rows of 13 columns cost more than the query; one string and one json.loads do not.
 CHUNK_ROWS = """
-SELECT c.id, c.doc_id, d.name, d.doc_type, c.idx, c.text, c.start_char, c.end_char,
-       c.text_hash, c.token_count, c.heading_path, c.page, d.meta, d.source_type, d.date
+SELECT json_group_array(json_array(
+    c.id, c.doc_id, d.name, d.doc_type, c.idx, c.text, c.start_char, c.end_char,
+    c.text_hash, c.token_count, json(c.heading_path), c.page, json(d.meta)))
 FROM chunks c JOIN documents d ON d.id = c.doc_id
-WHERE c.id IN ({ids})
+WHERE c.id IN (SELECT value FROM json_each(?))
 """
 
 # A chunk and its neighbours in the same document: (chunk id, before, after).
@@ -161,13 +164,16 @@ WHERE v.rowid IN ({allowed})
 ORDER BY distance, v.rowid
 LIMIT ?
 """
-# BM25 over chunk text and heading; bm25() is negative, smaller is better.
+# BM25 over chunk text and heading; bm25() is negative, smaller is better. The rows come
+# back as one JSON array of [rowid, rank] (see CHUNK_ROWS for why); the caller re-sorts.
 FTS = """
-SELECT f.rowid, bm25(chunks_fts, 1.0, 0.5) AS rank
-FROM chunks_fts f
-WHERE chunks_fts MATCH ? {filter}
-ORDER BY rank, f.rowid
-LIMIT ?
+SELECT json_group_array(json_array(rowid, rank)) FROM (
+    SELECT f.rowid AS rowid, bm25(chunks_fts, 1.0, 0.5) AS rank
+    FROM chunks_fts f
+    WHERE chunks_fts MATCH ? {filter}
+    ORDER BY rank, f.rowid
+    LIMIT ?
+)
 """
 # The chunks a filter allows; {where} is built by ``filters.where`` from fixed fragments.
 ALLOWED = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {where}"
