@@ -1,6 +1,7 @@
 // Page entry: starts the two workers, wires the UI, and exposes window.readingroom for automation.
 //
 //   window.readingroom.ready               Promise<status>, resolves once Python and the model are up
+//                                          (see below for a model that fails to load)
 //   window.readingroom.addDocuments(input) input: [{name, text}] | FileList | File[] -> Python's report
 //                                          (plus `rejected_files` for files refused before Python)
 //   window.readingroom.query(text, opts)   -> the JSON Python's readingroom.worker.query returns
@@ -23,13 +24,26 @@
 //       download cut short), the old library is kept and the promise rejects with a RemoteError
 //       {type, message}. Progress shows on the page ("Importing index… n MB").
 //
+//   window.readingroom.debug              diagnostics and fault injection:
+//       killEmbedder()   terminates the embedding worker as a crash would (no event); the app notices
+//                        (heartbeat), restarts it once by itself, and offers a Restart button after that
+//       memory()         -> {heapBytes, pythonBlocks, sqliteHeapBytes} of the retrieval worker
+//       exportDatabase() -> Uint8Array, the library's database file as stored
+//
+// status() also carries `embedder` (null while the model is not running), `embedderError`
+// {type: 'embed_failed' | 'offline', message} when it could not load or stopped (searching by
+// words still works), `embedderRestarts`, and Python's `unfinished` (documents whose adding
+// started but never finished). `ready` resolves once Python and the library are up, and waits for
+// the model too; if the model fails to load, `ready` still resolves (with `embedderError`) and the
+// page offers to download the model again.
+//
 // Python's replies come back unchanged, {"error": {type, message}} ones included; a promise only
 // rejects when something failed outside Python's own error handling.
 
 import { showDebug } from './debug.js';
 import { IngestProgress, currentFilters, showDocuments, showFilterSummary, showFilters } from './documents.js';
 import { readDocuments } from './files.js';
-import { setupOffline } from './offline.js';
+import { refetchModelFiles, setupOffline } from './offline.js';
 import { closeReader, dropResultsOf, openReader, showResults } from './results.js';
 import { RemoteError, rpcClient } from './rpc.js';
 import * as ui from './ui.js';
@@ -62,14 +76,54 @@ function onProgress(event) {
   } else if (event.stage === 'locked') {
     state.state = 'locked';
     ui.showAppState('locked');
-    ui.showNotice('Another tab has Reading Room open. Close it there to continue here; this tab will carry on by itself.', 'warning');
+    ui.showBanner('tab-lock', 'Another tab has Reading Room open, and only one tab at a time can use the ' +
+      'library. Use it here instead (the other tab lets go of it), or close the other tab and this one ' +
+      'carries on by itself.', [{ label: 'Use here', onClick: askToTakeOver }]);
   } else if (event.stage === 'database') {
     ui.showStorage(event.storage, event.storageNote);
   } else if (event.stage === 'import') {
-    ui.showActivity(importMessage(event));
+    ui.showImportProgress(event, importMessage(event));
   } else if (event.event === 'chunks' || event.event === 'document') {
     ingest.event(event);
   }
+}
+
+// --- one tab at a time ---------------------------------------------------------------------------
+//
+// The database lives behind a Web Lock (sqlite-host.js). A tab waiting on it can ask the tab
+// holding it to let go: that tab closes its database, ends its workers (which releases the lock)
+// and says so, with a button to take the library back.
+
+const tabs = typeof BroadcastChannel === 'function' ? new BroadcastChannel('readingroom-tabs') : null;
+
+function askToTakeOver() {
+  if (!tabs) return;
+  ui.showBanner('tab-lock', 'Asking the other tab to let go of the library…');
+  tabs.postMessage({ type: 'take-over' });
+}
+
+tabs?.addEventListener('message', (event) => {
+  if (event.data?.type === 'take-over' && !['locked', 'elsewhere'].includes(state.state)) releaseToOtherTab();
+});
+
+async function releaseToOtherTab() {
+  state.state = 'elsewhere';
+  stopHeartbeat();
+  const gone = new RemoteError({ type: 'elsewhere', message: 'Reading Room is open in another tab.' });
+  if (retrieval) {
+    // Python never holds a transaction open across an await, so closing now leaves nothing half-written.
+    await retrieval('close').catch(() => {});
+    state.retrievalWorker.terminate(); // releases the OPFS handles and the Web Lock
+    retrieval.failAll(gone);
+  }
+  embedding.worker?.terminate();
+  embedding.call?.failAll(gone);
+  ui.setPhase('elsewhere');
+  showState();
+  ui.showNotice('');
+  ui.showBanner('embedder-problem', '');
+  ui.showBanner('tab-lock', 'Reading Room is open in another tab. Only one tab at a time can use your library.',
+    [{ label: 'Use it here', onClick: () => location.reload() }]);
 }
 
 /** Header state: warming up, ready, ready offline, locked, error. */
@@ -115,22 +169,155 @@ function explain(step, what) {
 }
 
 let retrieval = null;
-let embedder = null;
+let manifest = null;
+
+// --- the embedding worker: started, watched, restarted ------------------------------------------
+//
+// One embedding worker serves the page and (over its own MessageChannel) the retrieval worker.
+// If it dies (an error event, or it stops answering the heartbeat; a terminated worker sends no
+// event at all), the page terminates it, starts a new one once by itself and hands the retrieval
+// worker the new port: embed calls waiting on the dead one reject there, so an ingest reports
+// the document it was on instead of hanging. A second death shows a Restart button instead.
+
+const HEARTBEAT_MS = 2000;
+const DEAD_AFTER_MS = 20000; // a ping unanswered this long: dead (one batch takes a few seconds)
+const embedding = { worker: null, call: null, generation: 0, deaths: 0, restarts: 0, heartbeat: null };
+
+function spawnEmbedder() {
+  const generation = ++embedding.generation;
+  const worker = new Worker('embed-worker.js', { type: 'module', name: 'readingroom-embedder' });
+  const call = rpcClient(worker, onProgress);
+  worker.addEventListener('error', (event) => {
+    event.preventDefault?.();
+    embedderDied(generation, event.message || 'script error');
+  });
+  const channel = new MessageChannel();
+  const started = call('connect', { port: channel.port1 }, [channel.port1]).then(() => call('start'));
+  started.catch(() => {}); // handled by whoever awaits it
+  Object.assign(embedding, { worker, call });
+  return { port: channel.port2, started, generation };
+}
+
+function stopHeartbeat() {
+  clearInterval(embedding.heartbeat);
+  embedding.heartbeat = null;
+}
+
+/** Pings the embedder every HEARTBEAT_MS; a ping unanswered for DEAD_AFTER_MS means it is dead. */
+function startHeartbeat(generation) {
+  stopHeartbeat();
+  let since = 0;
+  embedding.heartbeat = setInterval(() => {
+    if (since && performance.now() - since > DEAD_AFTER_MS) {
+      embedderDied(generation, 'it stopped answering');
+      return;
+    }
+    if (since) return;
+    since = performance.now();
+    embedding.call('start').then(() => {
+      since = 0;
+    }, () => {});
+  }, HEARTBEAT_MS);
+}
+
+function embedderDied(generation, why) {
+  if (generation !== embedding.generation || state.state === 'elsewhere') return; // an old worker
+  stopHeartbeat();
+  embedding.worker.terminate();
+  embedding.generation += 1; // nothing of the dead worker counts any more
+  const message = `The embedding model stopped (${why}).`;
+  embedding.call.failAll(new RemoteError({ type: 'embed_failed', message }));
+  embedding.deaths += 1;
+  state.embedder = null;
+  state.embedderError = { type: 'embed_failed', message };
+  console.warn('Reading Room:', message);
+  if (embedding.deaths === 1) {
+    restartEmbedder(); // once by itself
+  } else {
+    // The retrieval worker's calls on the dead port fail now, and later ones at once (words only).
+    retrieval('embedderUnavailable', { offline: false, message: `stopped (${why})` }).catch(() => {});
+    ui.showBanner('embedder-problem', `${message} Searching by words still works; searching by meaning ` +
+      'and adding documents need it.', [{ label: 'Restart the model', onClick: restartEmbedder }]);
+  }
+}
+
+/** A new embedding worker; the retrieval worker switches to it at once. */
+async function restartEmbedder() {
+  stopHeartbeat();
+  if (embedding.worker && state.embedder) { // a restart asked of a live one
+    embedding.worker.terminate();
+    embedding.call.failAll(new RemoteError({ type: 'embed_failed', message: 'The embedding model was restarted.' }));
+  }
+  const { port, started, generation } = spawnEmbedder();
+  ui.showBanner('embedder-problem', 'The embedding model stopped; restarting it…');
+  await retrieval('reconnectEmbedder', { port }, [port]);
+  let info;
+  try {
+    info = await started;
+  } catch (err) {
+    if (generation === embedding.generation) embedderFailedToLoad(err);
+    return;
+  }
+  if (generation !== embedding.generation) return;
+  embedding.restarts += 1;
+  embedderReady(info, generation);
+  ui.showBanner('embedder-problem', '');
+}
+
+function embedderReady(info, generation) {
+  state.embedder = info;
+  state.embedderError = null;
+  ui.setStep('model', 'done', `${info.model}, ${(info.loadMs / 1000).toFixed(1)} s`);
+  startHeartbeat(generation);
+}
+
+/**
+ * The model did not load (a damaged saved copy, or offline before it was ever saved). The app
+ * stays usable for searching by words; the banner says what to do.
+ */
+function embedderFailedToLoad(err) {
+  stopHeartbeat();
+  embedding.worker.terminate();
+  embedding.generation += 1;
+  const offline = navigator.onLine === false;
+  const why = err?.message ?? String(err);
+  state.embedder = null;
+  state.embedderError = { type: offline ? 'offline' : 'embed_failed', message: why };
+  ui.setStep('model', 'error', offline ? 'not available offline' : 'could not load');
+  retrieval('embedderUnavailable', { offline, message: `could not be loaded (${why})` }).catch(() => {});
+  ui.showBanner('embedder-problem', offline
+    ? 'The embedding model is not saved on this device and the browser is offline. Searching by words ' +
+      'still works; connect to the internet, then download the model.'
+    : `The embedding model could not be loaded (${why}). Its saved copy may be damaged. Searching by ` +
+      'words still works; download the model again to search by meaning and add documents.',
+  [{ label: 'Re-download model', onClick: redownloadModel }]);
+}
+
+/** Drops the saved model files, fetches them again from this site, and restarts the embedder. */
+async function redownloadModel() {
+  ui.showBanner('embedder-problem', 'Downloading the model again…');
+  try {
+    await refetchModelFiles(manifest, (done, total) => {
+      ui.showBanner('embedder-problem', `Downloading the model again… ${done} of ${total} files`);
+    });
+  } catch (err) {
+    embedderFailedToLoad(new Error(`the download failed: ${err.message ?? err}`));
+    return;
+  }
+  embedding.deaths = 0;
+  await restartEmbedder();
+}
 
 async function boot() {
   // Workers first: each starts loading its runtime as soon as its script runs, while the page
   // fetches the manifest.
-  const embedWorker = new Worker('embed-worker.js', { type: 'module', name: 'readingroom-embedder' });
+  const first = spawnEmbedder();
   const retrievalWorker = new Worker('retrieval-worker.js', { type: 'module', name: 'readingroom-retrieval' });
-  embedWorker.addEventListener('error', workerFailed('embedding worker'));
   retrievalWorker.addEventListener('error', workerFailed('retrieval worker'));
-  embedder = rpcClient(embedWorker, onProgress);
   retrieval = rpcClient(retrievalWorker, onProgress);
+  state.retrievalWorker = retrievalWorker;
 
-  // The retrieval worker asks the embedder for vectors directly, over its own channel.
-  const channel = new MessageChannel();
-  const connected = embedder('connect', { port: channel.port1 }, [channel.port1]);
-  const manifest = await (await fetch('build-manifest.json')).json();
+  manifest = await (await fetch('build-manifest.json')).json();
   state.version = manifest.version;
   setupOffline(manifest.version, (change) => {
     if ('offlineReady' in change) state.offlineReady = change.offlineReady;
@@ -139,23 +326,26 @@ async function boot() {
   });
   const storage = new URLSearchParams(location.search).get('storage') === 'memory' ? 'memory' : 'opfs';
   const { dim, max_tokens, id } = manifest.model;
-  const [embedInfo, status] = await Promise.all([
-    connected.then(() => embedder('start')).then((info) => {
+  state.dim = dim;
+  // The retrieval worker asks the embedder for vectors directly, over its own channel.
+  const [, status] = await Promise.all([
+    first.started.then((info) => {
       mark('model');
-      ui.setStep('model', 'done', `${info.model}, ${(info.loadMs / 1000).toFixed(1)} s`);
-      return info;
-    }, explain('model', 'The embedding model could not be loaded')),
+      if (first.generation === embedding.generation) embedderReady(info, first.generation);
+    }, (err) => {
+      // Searching by words works without the model: the banner offers to download it again.
+      if (first.generation === embedding.generation) embedderFailedToLoad(err);
+    }),
     retrieval(
       'start',
-      { embedPort: channel.port2, wheel: manifest.wheel, model: { id, dim, max_tokens }, storage },
-      [channel.port2],
+      { embedPort: first.port, wheel: manifest.wheel, model: { id, dim, max_tokens }, storage },
+      [first.port],
     ).then((s) => {
       mark('python');
       ui.setStep('python', 'done', '');
       return s;
     }, explain('python', 'Python could not start')),
   ]);
-  state.embedder = embedInfo;
   state.storage = status.storage;
   state.storageNote = status.storageNote ?? '';
   state.timings.retrievalWorker = pageTimes(status.workerTimings);
@@ -165,9 +355,11 @@ async function boot() {
   ui.setPhase('ready');
   showState();
   ui.showNotice('');
+  ui.showBanner('tab-lock', '');
   ui.showStorage(state.storage, state.storageNote);
   ui.showCounts(status);
   ui.showMismatch(status.mismatch);
+  showUnfinished(status.unfinished);
   refreshDocuments();
   openBundle(manifest.bundle, status); // not awaited: the app is usable while it opens
   if (state.storage === 'opfs') {
@@ -175,6 +367,26 @@ async function boot() {
     state.persisted = (await navigator.storage.persist?.().catch(() => false)) ?? false;
   }
   return publicStatus(status);
+}
+
+/** Documents whose adding started but never finished (the tab closed mid-ingest). */
+function showUnfinished(names) {
+  if (!names?.length) {
+    ui.showBanner('unfinished', '');
+    return;
+  }
+  ui.showBanner('unfinished', `These files did not finish indexing: ${names.join(', ')} — add them again.`, [{
+    label: 'Dismiss',
+    onClick: async () => {
+      try {
+        const out = await retrieval('clearUnfinished');
+        if (out?.error) throw out.error;
+        ui.showBanner('unfinished', '');
+      } catch (err) {
+        ui.showNotice(`The list could not be cleared: ${err.message ?? err}`);
+      }
+    },
+  }]);
 }
 
 const BUNDLE_KEY = 'readingroom-bundle-opened';
@@ -188,7 +400,8 @@ async function openBundle(bundle, status) {
   if (!bundle || status.documents > 0 || localStorage.getItem(BUNDLE_KEY) === bundle.sha256) return;
   ui.showActivity(`Opening the bundled library (${(bundle.size / 1e6).toFixed(1)} MB)…`);
   try {
-    const out = await retrieval('importIndex', { url: new URL(bundle.path, location.href).href });
+    const out = await retrieval('importIndex', { url: new URL(bundle.path, location.href).href })
+      .finally(() => ui.showImportProgress(null));
     if (out.error) throw out.error;
     localStorage.setItem(BUNDLE_KEY, bundle.sha256);
     ui.showCounts(out);
@@ -213,6 +426,8 @@ function publicStatus(pythonStatus = {}) {
     offlineReady: state.offlineReady,
     version: state.version,
     embedder: state.embedder,
+    ...(state.embedderError ? { embedderError: state.embedderError } : {}),
+    embedderRestarts: embedding.restarts,
     storageNote: state.storageNote,
     timings: state.timings,
     persisted: state.persisted ?? false,
@@ -288,8 +503,8 @@ async function documents() {
 
 async function embed(texts) {
   await ready;
-  const flat = await embedder('embed', { texts: Array.from(texts) });
-  const dim = state.embedder.dim;
+  const flat = await embedding.call('embed', { texts: Array.from(texts) });
+  const dim = state.dim;
   return Array.from({ length: flat.length / dim }, (_, i) => Array.from(flat.subarray(i * dim, (i + 1) * dim)));
 }
 
@@ -312,8 +527,9 @@ async function importIndex(source) {
   await ready;
   const fields = importFields(source);
   ui.showActivity('Importing index…');
+  ui.showImportProgress({ phase: 'reading', bytes: 0, total: null }, 'Importing index…');
   try {
-    const out = await retrieval('importIndex', fields);
+    const out = await retrieval('importIndex', fields).finally(() => ui.showImportProgress(null));
     if (out.error) {
       ui.showActivity('');
       ui.showNotice(out.error.message);
@@ -336,8 +552,27 @@ async function status() {
   return publicStatus(await retrieval('status'));
 }
 
+// Diagnostics and fault injection, for tests and for people chasing a problem.
+const debug = Object.freeze({
+  /** Ends the embedding worker the way a crash would (no event): the app must notice by itself. */
+  killEmbedder: () => {
+    embedding.worker?.terminate();
+    return true;
+  },
+  /** The retrieval worker's memory: {heapBytes (Pyodide's wasm heap), pythonBlocks, sqliteHeapBytes}. */
+  memory: async () => {
+    await ready;
+    return retrieval('memory');
+  },
+  /** The library's database file, as bytes (a Uint8Array). */
+  exportDatabase: async () => {
+    await ready;
+    return retrieval('exportDatabase');
+  },
+});
+
 window.readingroom = Object.freeze({
-  ready, addDocuments, query, status, deleteDocument, documents, embed, importIndex, cancelIngest, reindex,
+  ready, addDocuments, query, status, deleteDocument, documents, embed, importIndex, cancelIngest, reindex, debug,
 });
 mountChat(document.getElementById('chat-root'), window.readingroom);
 
@@ -479,6 +714,19 @@ function wire() {
     if (lastSearch) search(lastSearch.text);
   });
   document.getElementById('reader-close').addEventListener('click', closeReader);
+  const indexInput = document.getElementById('index-input');
+  document.getElementById('open-index').addEventListener('click', () => indexInput.click());
+  indexInput.addEventListener('change', async () => {
+    const [file] = indexInput.files;
+    indexInput.value = '';
+    if (!file) return;
+    try {
+      const out = await importIndex(file);
+      if (!out.error) ui.showActivity(`Opened ${file.name}: ${ui.plural(out.documents, 'document')}, ready to ask.`);
+    } catch {
+      // importIndex has shown what went wrong
+    }
+  });
   debugToggle.addEventListener('change', () => {
     document.getElementById('debug').hidden = !debugToggle.checked;
     if (debugToggle.checked) showDebug(lastSearch?.result ?? null);

@@ -41,3 +41,30 @@ export async function setupOffline(version, onChange) {
   await navigator.serviceWorker.ready;
   await check();
 }
+
+/**
+ * Deletes the saved copies of the model files (every build's cache) and fetches them again from
+ * this site, checked against the build's integrity hashes, into this build's cache. onFile(done,
+ * total) after each file. Rejects when a file cannot be fetched (offline, or a bad download).
+ */
+export async function refetchModelFiles(manifest, onFile = () => {}) {
+  const files = manifest.assets.filter((a) => a.path.startsWith('models/'));
+  const urls = files.map((a) => new URL(a.path, location.href).href);
+  if ('caches' in self) {
+    for (const name of await caches.keys()) {
+      if (!name.startsWith(PREFIX)) continue;
+      const cache = await caches.open(name);
+      for (const url of urls) await cache.delete(url);
+    }
+  }
+  const cache = 'caches' in self && (await caches.has(PREFIX + manifest.version))
+    ? await caches.open(PREFIX + manifest.version) : null;
+  let done = 0;
+  for (const [i, asset] of files.entries()) {
+    const response = await fetch(urls[i], { cache: 'no-store', integrity: asset.integrity });
+    if (!response.ok) throw new Error(`${asset.path}: HTTP ${response.status}`);
+    if (cache) await cache.put(urls[i], response);
+    else await response.arrayBuffer();
+    onFile(++done, files.length);
+  }
+}

@@ -4,7 +4,7 @@
 // the `readingroom_host` module (SQL, embeddings, progress) and relays the page's requests.
 
 import { loadPyodide } from './vendor/pyodide/pyodide.mjs';
-import { errorInfo, rpcClient, rpcServe } from './rpc.js';
+import { Transfer, errorInfo, rpcClient, rpcServe } from './rpc.js';
 import { importDatabase, loadSqlite, openDatabase, sqlHost } from './sqlite-host.js';
 
 const here = (path) => new URL(path, import.meta.url).href;
@@ -110,12 +110,55 @@ function jsList(value) {
   return Array.from(value);
 }
 
-function hostModule(sql, embedder) {
+// The embedding worker's port. The page replaces it (reconnectEmbedder) when that worker dies and
+// is started again; embed calls still waiting on the dead one are rejected then, never left hanging.
+let embedClient = null;
+let embedPort = null;
+// Set while the page knows the embedder cannot serve: {offline, message}; message says why, after
+// "The embedding model " (e.g. "could not be loaded (…)").
+let embedUnavailable = null;
+
+/** The error an embed call gets while the model cannot load: OfflineError when the browser is offline. */
+function unavailableError({ offline, message }) {
+  const err = new Error(offline
+    ? 'The embedding model is not available offline: it was never saved on this device. Connect to the internet once to load it.'
+    : `The embedding model ${message}. Searching by words still works.`);
+  err.name = offline ? 'OfflineError' : 'EmbedderUnavailable';
+  return err;
+}
+
+function embedCall(op, texts) {
+  if (embedUnavailable) return Promise.reject(unavailableError(embedUnavailable));
+  if (!embedClient) return Promise.reject(new Error('The embedding model is not connected yet.'));
+  return embedClient(op, { texts: jsList(texts) });
+}
+
+/** A new port to the (restarted) embedder; calls waiting on the old one fail with a clear message. */
+function reconnectEmbedder({ port }) {
+  embedUnavailable = null;
+  usePort(port);
+  return true;
+}
+
+function usePort(port) {
+  const old = embedClient;
+  const oldPort = embedPort;
+  embedPort = port;
+  embedClient = rpcClient(port);
+  if (old) {
+    const err = new Error('The embedding model stopped while this was being indexed, and was restarted. Add the document again.');
+    err.name = 'EmbedderStopped';
+    old.failAll(err);
+    oldPort?.close();
+  }
+}
+
+function hostModule(sql) {
   return {
     exec: (text) => sql.exec(text),
     query: (text, params) => sql.query(text, params),
-    embed: (texts) => embedder('embed', { texts: jsList(texts) }),
-    countTokens: (texts) => embedder('countTokens', { texts: jsList(texts) }),
+    embed: (texts) => embedCall('embed', texts),
+    countTokens: (texts) => embedCall('countTokens', texts),
     // Python's own events ({event: 'document' | 'chunks', ...}) go to the page as stage 'work'.
     progress: (json) => {
       const event = JSON.parse(String(json));
@@ -175,9 +218,9 @@ async function callPython(name, ...args) {
   }
 }
 
-async function start({ embedPort, wheel, model, storage: wanted }) {
+async function start({ embedPort: port, wheel, model, storage: wanted }) {
   if (api) return callPython('status');
-  const embedder = rpcClient(embedPort);
+  if (!embedClient) usePort(port);
   const [py, db] = await Promise.all([
     loadPython(wheel),
     openDatabase(sqlite, {
@@ -191,14 +234,14 @@ async function start({ embedPort, wheel, model, storage: wanted }) {
   pyodide = py;
   store = db;
   progress('database', { storage: store.storage, storageNote: store.storageNote });
-  pyodide.registerJsModule('readingroom_host', hostModule(sqlHost(store), embedder));
+  pyodide.registerJsModule('readingroom_host', hostModule(sqlHost(store)));
   // Attribute proxies are borrowed from the module proxy: keep the module alive and look each
   // function up once, instead of minting a new proxy per call.
   const mod = pyodide.pyimport('readingroom.worker');
   mark('import');
   api = {};
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
-    'cancel_ingest', 'cancel_queries_before']) api[name] = mod[name];
+    'cancel_ingest', 'cancel_queries_before', 'clear_unfinished']) api[name] = mod[name];
   openConfig = JSON.stringify({ storage: store.storage, model });
   try {
     const status = await callPython('open', openConfig);
@@ -256,6 +299,30 @@ async function importIndex(msg) {
 
 let lastQueryId = 0;
 
+/**
+ * Closes the database for good (another tab takes the library over): the page terminates this
+ * worker next, which releases the OPFS handles and the Web Lock. Python never keeps a transaction
+ * open across an await, so whatever op is waiting now has nothing half-written.
+ */
+function closeDatabase() {
+  const db = store;
+  api = null;
+  store = null;
+  db?.copy?.close();
+  db?.db?.close();
+  return true;
+}
+
+/** Diagnostics: the size of Pyodide's wasm heap and Python's allocated blocks. */
+function memory() {
+  if (!pyodide) return { heapBytes: 0, pythonBlocks: 0 };
+  return {
+    heapBytes: pyodide._module.HEAP8.length,
+    pythonBlocks: pyodide.runPython('import sys; sys.getallocatedblocks()'),
+    sqliteHeapBytes: store?.sqlite3?.wasm?.heap8u?.().length ?? 0,
+  };
+}
+
 rpcServe(self, {
   start: serialized(start),
   addDocuments: serialized(({ docs }) => callPython('add_documents', JSON.stringify(docs))),
@@ -273,6 +340,32 @@ rpcServe(self, {
     api?.cancel_ingest();
     return true;
   },
+  clearUnfinished: serialized(async () => {
+    if (!api?.clear_unfinished) {
+      throw Object.assign(new Error('this version cannot clear the unfinished list'), { type: 'bad_request' });
+    }
+    try {
+      const out = await api.clear_unfinished();
+      return typeof out === 'string' ? JSON.parse(out) : true;
+    } catch (err) {
+      throw pythonErrorInfo(err);
+    }
+  }),
+  // Not queued: they must land while an op waits (on an embedding, say).
+  reconnectEmbedder,
+  embedderUnavailable: ({ offline, message }) => {
+    embedUnavailable = { offline: Boolean(offline), message: String(message ?? '') };
+    embedClient?.failAll(unavailableError(embedUnavailable)); // the page ended that worker
+    return true;
+  },
+  close: closeDatabase,
+  // Diagnostics: the database file's bytes as stored (OPFS), or a serialised copy (memory).
+  exportDatabase: serialized(() => {
+    if (!store) throw Object.assign(new Error('no database is open'), { type: 'not_ready' });
+    const bytes = store.pool ? store.pool.exportFile(store.name) : store.sqlite3.capi.sqlite3_js_db_export(store.db);
+    return new Transfer(bytes, [bytes.buffer]);
+  }),
+  memory,
   // Not queued: a status read is safe mid-ingest and keeps the page responsive.
   status: async () => ({ ...(await callPython('status')), ...storageInfo() }),
 });

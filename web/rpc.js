@@ -29,7 +29,11 @@ export function errorInfo(err) {
   return { type: 'error', message: String(err) };
 }
 
-/** Returns call(op, fields, transfer) -> Promise of the other side's result. */
+/**
+ * Returns call(op, fields, transfer) -> Promise of the other side's result.
+ * call.failAll(error) rejects every call still waiting (the other side died or was replaced: its
+ * replies will never come) and makes later calls reject at once with the same error.
+ */
 export function rpcClient(target, onEvent = () => {}) {
   let nextId = 1;
   const pending = new Map();
@@ -45,13 +49,23 @@ export function rpcClient(target, onEvent = () => {}) {
     else waiter.reject(new RemoteError(msg.error));
   });
   target.start?.(); // a MessagePort only delivers to addEventListener after start()
-  return function call(op, fields = {}, transfer = []) {
+  let failed = null;
+  function call(op, fields = {}, transfer = []) {
+    if (failed) return Promise.reject(failed);
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
       target.postMessage({ ...fields, id, op }, transfer);
     });
+  }
+  call.failAll = (error) => {
+    failed = error;
+    const waiting = [...pending.values()];
+    pending.clear();
+    for (const waiter of waiting) waiter.reject(error);
   };
+  call.pending = () => pending.size;
+  return call;
 }
 
 /** Answers requests arriving on `target` with handlers[op](message). */

@@ -45,6 +45,7 @@ export function setPhase(phase) {
 const APP_STATES = {
   starting: 'Warming up…',
   locked: 'Waiting for another tab',
+  elsewhere: 'Open in another tab',
   ready: 'Ready',
   offline: 'Ready offline',
   error: 'Could not start',
@@ -63,6 +64,27 @@ export function showNotice(text, kind = 'error') {
   notice.hidden = !text;
   notice.dataset.kind = kind;
   notice.textContent = text;
+}
+
+/**
+ * A banner (#tab-lock, #embedder-problem, #unfinished) with its message and buttons; each action
+ * is {label, onClick}. Empty text hides it.
+ */
+export function showBanner(id, text, actions = []) {
+  const box = $(id);
+  box.hidden = !text;
+  box.querySelector('.text').textContent = text ?? '';
+  box.querySelector('.actions').replaceChildren(...(text ? actions : []).map(({ label, onClick }) => {
+    const button = el('button', '', label);
+    button.type = 'button';
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      Promise.resolve(onClick()).finally(() => {
+        button.disabled = false;
+      });
+    });
+    return button;
+  }));
 }
 
 export function showOffline({ offlineReady, progress, updateReady, error }) {
@@ -168,4 +190,22 @@ export function showActivity(text) {
 export function showFileMessages(messages) {
   const list = $('file-messages');
   list.replaceChildren(...messages.map((m) => el('li', `message ${m.kind ?? 'error'}`, m.text)));
+}
+
+/**
+ * The index import's progress bar: event {phase, bytes, total} from the worker (null hides it).
+ * With a known size the bar fills; without one (or while checking) it is indeterminate.
+ */
+export function showImportProgress(event, text = '') {
+  const box = $('import');
+  box.hidden = !event;
+  if (!event) return;
+  const bar = $('import-bar');
+  if (event.phase === 'reading' && event.total) {
+    bar.max = event.total;
+    bar.value = Math.min(event.bytes ?? 0, event.total);
+  } else {
+    bar.removeAttribute('value'); // indeterminate
+  }
+  $('import-text').textContent = text;
 }

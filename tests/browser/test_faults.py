@@ -1,0 +1,249 @@
+"""Faults a person can run into, with the real app: the embedding worker dying mid-ingest, a reload
+mid-ingest, a second tab, full storage, a damaged model in the offline cache, and being offline
+before the model was ever saved. Each ends with a message the user can act on and a library that
+is consistent (nothing half-added) and still answers."""
+
+from __future__ import annotations
+
+from pages import screenshot, wait_ready, wait_until
+
+WAIT_MS = 120_000
+
+
+def long_document(topic: str, paragraphs: int) -> str:
+    return "\n\n".join(
+        f"## Part {i}\n\nThe {topic} log, entry {i}: the crew measured the {topic} at {i} points, "
+        "wrote the readings down twice, and compared them with the season before."
+        for i in range(paragraphs))
+
+
+def docs_for_ingest() -> list[dict]:
+    return [
+        {"name": "kettle.md", "text": "# Kettle\n\nThe kettle is descaled every month with citric acid."},
+        {"name": "glacier.md", "text": long_document("glacier", 120)},
+        {"name": "bread.md", "text": "# Bread\n\nSourdough needs a long, cold proof overnight."},
+        {"name": "tides.md", "text": "# Tides\n\nSpring tides follow the full and the new moon."},
+    ]
+
+
+def consistent(page) -> dict:
+    """status() and documents() agree: every stored document is whole, nothing half-added."""
+    status = page.evaluate("() => window.readingroom.status()")
+    docs = page.evaluate("() => window.readingroom.documents()")
+    assert status["documents"] == len(docs)
+    assert status["chunks"] == sum(d["chunks"] for d in docs)
+    assert all(d["chunks"] >= 1 for d in docs)
+    return {d["name"]: d["chunks"] for d in docs}
+
+
+def test_embedder_killed_mid_ingest_fails_that_document_restarts_and_recovers(page):
+    page.evaluate("(docs) => { window.__ingest = window.readingroom.addDocuments(docs); }", docs_for_ingest())
+    # Mid-ingest: the long document's passages are being embedded.
+    page.wait_for_function("() => /of \\d+ passages in glacier\\.md/.test("
+                           "document.getElementById('ingest-chunks-text').textContent)", timeout=WAIT_MS)
+    assert page.evaluate("() => window.readingroom.debug.killEmbedder()") is True
+    report = page.evaluate("() => window.__ingest")
+    outcomes = {d["name"]: d for d in report["documents"]}
+    assert outcomes["kettle.md"]["status"] == "added"
+    failed = outcomes["glacier.md"]
+    assert failed["status"] == "error" and failed["error"]["type"] == "embed_failed"
+    assert "embedding model stopped" in failed["error"]["message"]
+    assert "Add the document again" in failed["error"]["message"]
+    # The app restarted the embedder by itself: the documents after the failed one went in.
+    assert outcomes["bread.md"]["status"] == "added" and outcomes["tides.md"]["status"] == "added"
+    stored = consistent(page)
+    assert set(stored) == {"kettle.md", "bread.md", "tides.md"}
+    status = page.evaluate("() => window.readingroom.status()")
+    assert status["embedderRestarts"] == 1 and status["embedder"]["model"] == "all-MiniLM-L6-v2"
+    assert page.locator("#embedder-problem").is_hidden()
+
+    # The same documents again: the failed one is added, the others are unchanged.
+    again = page.evaluate("(docs) => window.readingroom.addDocuments(docs)", docs_for_ingest())
+    assert [d["status"] for d in again["documents"]] == ["unchanged", "added", "unchanged", "unchanged"]
+    stored = consistent(page)
+    assert set(stored) == {"kettle.md", "glacier.md", "bread.md", "tides.md"}
+    r = page.evaluate("() => window.readingroom.query('glacier measured at points')")
+    assert r["reason"] is None and r["results"][0]["doc_name"] == "glacier.md"
+
+    # A second death: no restart by itself, a button instead; searching by words still works.
+    page.evaluate("() => window.readingroom.debug.killEmbedder()")
+    banner = page.locator("#embedder-problem")
+    banner.wait_for(state="visible", timeout=WAIT_MS)
+    assert "embedding model stopped" in banner.inner_text()
+    words = page.evaluate("() => window.readingroom.query('sourdough proof')")
+    assert words["reason"] == "embed_failed" and words["results"][0]["doc_name"] == "bread.md"
+    screenshot(page, "faults-embedder-restart-button")
+    banner.get_by_role("button", name="Restart the model").click()
+    banner.wait_for(state="hidden", timeout=WAIT_MS)
+    wait_until(page, "async () => (await window.readingroom.status()).embedderRestarts === 2")
+    r = page.evaluate("() => window.readingroom.query('sourdough proof')")
+    assert r["reason"] is None and r["results"][0]["doc_name"] == "bread.md"
+
+
+def many_documents(n: int) -> list[dict]:
+    topics = ["harbour", "orchard", "quarry", "meadow", "foundry", "estuary", "vineyard", "lighthouse"]
+    return [{"name": f"survey-{i:02d}.md", "text": long_document(topics[i % len(topics)], 25)} for i in range(n)]
+
+
+def test_reload_mid_ingest_keeps_whole_documents_and_names_the_unfinished_ones(page):
+    docs = many_documents(12)
+    page.evaluate("(docs) => { window.readingroom.addDocuments(docs); }", docs)
+    # Reload once a few documents are in and another is half embedded.
+    page.wait_for_function("() => /^[2-9] of 12 files/.test(document.getElementById('ingest-files-text').textContent)"
+                           " && /passages in survey/.test(document.getElementById('ingest-chunks-text').textContent)",
+                           timeout=WAIT_MS)
+    page.reload()
+    status = wait_ready(page)
+    stored = consistent(page)
+    names = [d["name"] for d in docs]
+    assert 2 <= len(stored) < len(names)
+    unfinished = status["unfinished"]
+    assert unfinished and set(unfinished) == set(names) - set(stored)
+    banner = page.locator("#unfinished")
+    banner.wait_for(state="visible", timeout=WAIT_MS)
+    text = banner.inner_text()
+    assert text.startswith("These files did not finish indexing: ")
+    assert all(n in text for n in unfinished) and "add them again" in text
+    assert not any(n in text for n in stored)
+    screenshot(page, "faults-unfinished-after-reload")
+
+    # Adding them again works; dismissing clears the list for good.
+    again = page.evaluate("(docs) => window.readingroom.addDocuments(docs)",
+                          [d for d in docs if d["name"] in unfinished])
+    assert {d["status"] for d in again["documents"]} == {"added"}
+    assert len(consistent(page)) == len(names)
+    banner.get_by_role("button", name="Dismiss").click()
+    banner.wait_for(state="hidden", timeout=WAIT_MS)
+    assert page.evaluate("() => window.readingroom.status()")["unfinished"] == []
+    page.reload()
+    assert wait_ready(page)["unfinished"] == []
+    assert page.locator("#unfinished").is_hidden()
+
+
+def test_a_second_tab_takes_the_library_over_and_the_first_can_take_it_back(page, context, site):
+    page.evaluate("(docs) => window.readingroom.addDocuments(docs)", docs_for_ingest())
+    before = consistent(page)
+    second = context.new_page()
+    second.goto(f"{site}/")
+    lock = second.locator("#tab-lock")
+    lock.wait_for(state="visible", timeout=WAIT_MS)
+    assert "Another tab has Reading Room open" in lock.inner_text()
+    assert second.locator("#app-state").inner_text() == "Waiting for another tab"
+    screenshot(second, "faults-second-tab-waiting")
+
+    lock.get_by_role("button", name="Use here").click()
+    wait_ready(second)
+    assert consistent(second) == before
+    r = second.evaluate("() => window.readingroom.query('kettle citric acid')")
+    assert r["reason"] is None and r["results"][0]["doc_name"] == "kettle.md"
+    assert lock.is_hidden()
+
+    # The first tab let go and says so, with a way back.
+    first_lock = page.locator("#tab-lock")
+    first_lock.wait_for(state="visible", timeout=WAIT_MS)
+    assert "Reading Room is open in another tab" in first_lock.inner_text()
+    assert page.locator("#app-state").inner_text() == "Open in another tab"
+    assert page.locator("#query").is_disabled()
+    err = page.evaluate("() => window.readingroom.query('kettle').then(() => null, (e) => e.message)")
+    assert err == "Reading Room is open in another tab."
+    screenshot(page, "faults-first-tab-let-go")
+
+    # Take it back: the first tab reloads, waits on the lock, and asks for it.
+    first_lock.get_by_role("button", name="Use it here").click()
+    page.wait_for_function("() => /Another tab has Reading Room open/.test("
+                           "document.getElementById('tab-lock').textContent)", timeout=WAIT_MS)
+    page.locator("#tab-lock").get_by_role("button", name="Use here").click()
+    wait_ready(page)
+    assert consistent(page) == before
+    second.locator("#tab-lock").wait_for(state="visible", timeout=WAIT_MS)
+    r = page.evaluate("() => window.readingroom.query('sourdough proof')")
+    assert r["results"][0]["doc_name"] == "bread.md"
+
+
+MODEL_FILE = "models/all-MiniLM-L6-v2/onnx/model_quantized.onnx"
+
+# Runs in the page: replaces (damage=true) or deletes (false) the saved model files in every
+# offline cache of this app; returns how many entries it touched.
+TOUCH_SAVED_MODEL = """async ([damage, file]) => {
+    let touched = 0;
+    for (const name of await caches.keys()) {
+        if (!name.startsWith('readingroom-')) continue;
+        const cache = await caches.open(name);
+        for (const request of await cache.keys()) {
+            if (!new URL(request.url).pathname.includes('/models/')) continue;
+            if (damage && !request.url.endsWith(file)) continue;
+            if (damage) await cache.put(request, new Response(new Uint8Array(4096).fill(7)));
+            else await cache.delete(request);
+            touched += 1;
+        }
+    }
+    return touched;
+}"""
+
+SAVED_MODEL_SIZE = """async (file) => {
+    for (const name of await caches.keys()) {
+        const hit = await (await caches.open(name)).match(new URL(file, location.href).href);
+        if (hit) return (await hit.arrayBuffer()).byteLength;
+    }
+    return null;
+}"""
+
+
+def offline_ready(page) -> None:
+    wait_until(page, "async () => (await window.readingroom.status()).offlineReady === true", WAIT_MS / 1000)
+
+
+def test_a_damaged_saved_model_is_reported_and_downloaded_again(page):
+    page.evaluate("(docs) => window.readingroom.addDocuments(docs)", docs_for_ingest()[2:])
+    offline_ready(page)
+    assert page.evaluate(TOUCH_SAVED_MODEL, [True, MODEL_FILE]) == 1
+    page.reload()
+    status = wait_ready(page)  # Python and the library are up; the model is not
+    assert status["embedder"] is None and status["embedderError"]["type"] == "embed_failed"
+    banner = page.locator("#embedder-problem")
+    banner.wait_for(state="visible", timeout=WAIT_MS)
+    assert "could not be loaded" in banner.inner_text() and "damaged" in banner.inner_text()
+    # Searching by words still works meanwhile; adding a document says why it cannot.
+    r = page.evaluate("() => window.readingroom.query('sourdough proof')")
+    assert r["reason"] == "embed_failed" and r["results"][0]["doc_name"] == "bread.md"
+    out = page.evaluate("() => window.readingroom.addDocuments([{name: 'x.md', text: '# X\\n\\nA note about owls.'}])")
+    assert out["documents"][0]["status"] == "error"
+    assert "could not be loaded" in out["documents"][0]["error"]["message"]
+    screenshot(page, "faults-damaged-model")
+
+    banner.get_by_role("button", name="Re-download model").click()
+    banner.wait_for(state="hidden", timeout=WAIT_MS)
+    status = page.evaluate("() => window.readingroom.status()")
+    assert status["embedder"]["model"] == "all-MiniLM-L6-v2" and "embedderError" not in status
+    assert page.evaluate(SAVED_MODEL_SIZE, MODEL_FILE) == 22928619  # the real file is saved again
+    out = page.evaluate("() => window.readingroom.addDocuments([{name: 'x.md', text: '# X\\n\\nA note about owls.'}])")
+    assert out["documents"][0]["status"] == "added"
+    r = page.evaluate("() => window.readingroom.query('owls')")
+    assert r["reason"] is None and r["results"][0]["doc_name"] == "x.md"
+    page.reload()  # and it stays mended
+    assert wait_ready(page)["embedder"]["model"] == "all-MiniLM-L6-v2"
+
+
+def test_offline_before_the_model_was_saved_searches_by_words_and_says_why(page, context):
+    page.evaluate("(docs) => window.readingroom.addDocuments(docs)", docs_for_ingest()[2:])
+    offline_ready(page)
+    assert page.evaluate(TOUCH_SAVED_MODEL, [False, MODEL_FILE]) >= 2
+    context.set_offline(True)
+    page.reload()
+    status = wait_ready(page)
+    assert status["embedder"] is None and status["embedderError"]["type"] == "offline"
+    banner = page.locator("#embedder-problem")
+    banner.wait_for(state="visible", timeout=WAIT_MS)
+    assert "browser is offline" in banner.inner_text()
+    r = page.evaluate("() => window.readingroom.query('sourdough proof')")
+    assert r["reason"] == "offline" and r["results"][0]["doc_name"] == "bread.md"
+    page.fill("#query", "sourdough proof")
+    page.click("#query-button")
+    page.wait_for_function("() => /not available offline/.test(document.getElementById('results-summary').textContent)",
+                           timeout=WAIT_MS)
+    screenshot(page, "faults-offline-no-model")
+    context.set_offline(False)
+    banner.get_by_role("button", name="Re-download model").click()
+    banner.wait_for(state="hidden", timeout=WAIT_MS)
+    r = page.evaluate("() => window.readingroom.query('sourdough proof')")
+    assert r["reason"] is None and r["results"][0]["doc_name"] == "bread.md"
