@@ -31,3 +31,24 @@ def test_a_tampered_npm_file_is_refused(tmp_path):
 def test_a_missing_file_is_named(tmp_path):
     with pytest.raises(build.BuildError, match="missing file sqlite3.wasm"):
         build.copy_verified(tmp_path / "nope", tmp_path / "d", "0" * 64, "sqlite3.wasm")
+
+
+def test_the_pyodide_memory_snapshot_is_made_in_node_and_listed(tmp_path):
+    import gzip
+    import shutil
+    import struct
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the build ships no snapshot")
+    snap = build.pyodide_snapshot()
+    assert snap is not None and snap.suffix == ".gz"
+    with gzip.open(snap) as f:
+        head = f.read(16)
+    assert struct.unpack("<I", head[:4])[0] == 1886286592  # Pyodide 0.27's snapshot magic
+    assert build.pyodide_snapshot() == snap  # cached by its inputs
+    dist = tmp_path / "dist"
+    (dist / build.SNAPSHOT_PATH).parent.mkdir(parents=True)
+    shutil.copyfile(snap, dist / build.SNAPSHOT_PATH)
+    entry = build.snapshot_manifest(dist)
+    assert entry["path"] == build.SNAPSHOT_PATH and entry["gzip"] is True and entry["size"] == snap.stat().st_size
+    assert build.snapshot_manifest(tmp_path / "empty") is None
