@@ -48,3 +48,25 @@ def test_peer_on_a_tiny_fixture_scores_orama_with_the_same_metrics(site, tmp_pat
         assert p["orama"]["legs"]["vector"][key] == p["ours"]["legs"]["vector"][key]
     assert p["ours"]["hybrid"]["recall@10"] == 1.0
     assert "Orama" in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_startup_is_measured_per_phase_and_uses_the_snapshot(site, tmp_path, model_dir):
+    import build
+
+    data = beir_fixture.write(tmp_path / "beir")
+    out = tmp_path / "l.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir),
+           "READINGROOM_BENCH_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "readingroom.bench", "latency", "--startup-only", "--data", str(data),
+                           "--split", "test", "--no-build", "--json", str(out), "--report", str(tmp_path / "report")],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lat = json.loads(out.read_text())["latency"]
+    assert lat["startup_ms"]["cold_first_visit"] > 0 and lat["startup_ms"]["warm_reload"] > 0
+    for visit in ("cold1", "warm1"):
+        worker = lat["startup_phases"][visit]["retrievalWorker"]
+        assert {"pyodide", "numpy", "wheel", "import", "open"} <= set(worker)
+        manifest = json.loads((build.DIST / "build-manifest.json").read_text())
+        if manifest.get("pyodide_snapshot"):
+            assert "snapshot" in worker and "snapshotFailed" not in worker
+    assert "cold first visit to ready" in proc.stdout

@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     lat = sub.add_parser("latency", help="hot path, start-up")
     lat.add_argument("--chunks", type=int, action="append", help="index sizes (repeatable); default 20000 and 100000")
     lat.add_argument("--queries", type=int, default=120)
+    lat.add_argument("--startup-only", action="store_true", help="only cold first visit and warm reload")
+    lat.add_argument("--startup-reps", type=int, default=1, help="cold+warm visits (medians reported)")
     ing = sub.add_parser("ingest", help="chunks/s in the browser and natively")
     ing.add_argument("--docs", type=int, default=200, help="SciFact abstracts to add (one document each)")
     ing.add_argument("--pdf-pages", type=int, default=200, help="pages of the generated PDF (0: none)")
@@ -88,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "latency":
         from . import latency
 
-        results["latency"] = latency.run(ds, args.chunks or [20_000, 100_000], args.queries, rebuild)
+        sizes = [] if args.startup_only else (args.chunks or [20_000, 100_000])
+        results["latency"] = latency.run(ds, sizes, args.queries, rebuild, args.startup_reps)
     elif args.cmd == "ingest":
         from . import ingest
 

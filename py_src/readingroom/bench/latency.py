@@ -37,16 +37,40 @@ def query_latency(page, queries: list[str], options: dict | None = None, warmup:
     return {name: summary(v) for name, v in stages.items()}
 
 
-def run(ds: Dataset, sizes: list[int], n_queries: int = 120, rebuild: bool = True) -> dict:
+_PHASES = """
+async () => {
+  const s = await window.readingroom.status();
+  const t = s.timings ?? {};
+  return {...t, embedderLoadMs: s.embedder?.loadMs ?? null};
+}
+"""
+
+
+def startup(browser, url: str, reps: int = 1) -> tuple[dict, dict]:
+    """Cold first visit (fresh context: empty HTTP cache, OPFS and service worker) and warm
+    reload (same context), ``reps`` times; returns (medians in ms, per-visit phases)."""
+    cold, warm, phases = [], [], {}
+    for rep in range(reps):
+        ctx, page, ms = bb.open_app(browser, url)
+        cold.append(ms)
+        phases[f"cold{rep + 1}"] = page.evaluate(_PHASES)
+        page.reload()
+        warm.append(bb.ready_ms(page))
+        phases[f"warm{rep + 1}"] = page.evaluate(_PHASES)
+        ctx.close()
+    med = lambda v: round(sorted(v)[len(v) // 2], 1)  # noqa: E731
+    return ({"cold_first_visit": med(cold), "warm_reload": med(warm),
+             "cold_samples": [round(x) for x in cold], "warm_samples": [round(x) for x in warm]}, phases)
+
+
+def run(ds: Dataset, sizes: list[int], n_queries: int = 120, rebuild: bool = True,
+        startup_reps: int = 1) -> dict:
     source, _ = build_index(ds)
     queries = list(ds.queries.values())[:n_queries]
     out: dict = {"queries": len(queries) - 10, "warmup": 10, "sizes": {}}
     with bb.session(rebuild) as (browser, url):
-        ctx, page, cold = bb.open_app(browser, url)
-        page.reload()
-        warm = bb.ready_ms(page)
-        out["startup_ms"] = {"cold_first_visit": round(cold, 1), "warm_reload": round(warm, 1)}
-        ctx.close()
+        out["startup_ms"], out["startup_phases"] = startup(browser, url, startup_reps)
+        out["snapshot"] = bool(_manifest().get("pyodide_snapshot"))
         for n in sizes:
             idx = scaled_index(source, n, cache_dir() / f"{source.stem}-x{n}.sqlite")
             ctx, page, _ = bb.open_app(browser, url)
@@ -57,3 +81,10 @@ def run(ds: Dataset, sizes: list[int], n_queries: int = 120, rebuild: bool = Tru
                                     "stages": query_latency(page, queries)}
             ctx.close()
     return out
+
+
+def _manifest() -> dict:
+    import json
+
+    path = bb._build_module().DIST / "build-manifest.json"
+    return json.loads(path.read_text()) if path.exists() else {}
