@@ -13,8 +13,11 @@ Fairness:
 - Orama runs its documented hybrid mode (``mode: 'hybrid'``, default weights, full-text over
   the chunk text only, vector similarity threshold 0 so it is not cut off).
 
-Latency is reported end to end (embedding included, as a user sees it) and search alone
-(Reading Room: total minus its embed stage; Orama: the search() call).
+Latency is reported end to end (embedding included, as a user sees it: the headline) and as
+``search_ms``: for Orama the search() call alone; for Reading Room the total minus the time
+Python waited for the query vector. Reading Room posts the embedding request first and runs
+its lexical leg while the vector is computed, so its ``embed_ms`` is only the wait left over
+and its ``search_ms`` includes work that overlapped the embedding.
 """
 
 from __future__ import annotations
