@@ -6,6 +6,7 @@ text that looks like markup must stay text."""
 from __future__ import annotations
 
 import base64
+import json
 import re
 
 import numpy as np
@@ -379,4 +380,131 @@ def test_full_storage_says_so_and_keeps_the_library(page, context, site):
     status = page.evaluate("() => window.readingroom.status()")
     assert status["documents"] == 0 and status["chunks"] == 0
     screenshot(page, "ui-storage-full")
+    # Still full: after a reload the library opens again, in OPFS, and says how much is used.
+    page.reload()
+    status = wait_ready(page)
+    assert status["storage"] == "opfs" and status["documents"] == 0 and status["chunks"] == 0
+    assert page.locator("#storage-warning").is_hidden()
+    cdp = context.new_cdp_session(page)
     cdp.send("Storage.overrideQuotaForOrigin", {"origin": site})
+    # With room again, the same file goes in.
+    report = page.evaluate("(d) => window.readingroom.addDocuments(d)",
+                           [{"name": "big.md", "text": "# Big\n\n" + "Words about the sea. " * 40}])
+    assert report["documents"][0]["status"] == "added"
+
+
+class ChatServer:
+    """A stand-in for a remote OpenAI-compatible server on 127.0.0.1 (the one fake the tests
+    allow): answers /v1/chat/completions with a short stream and records every request whole."""
+
+    def __init__(self):
+        import http.server
+        import threading
+
+        self.requests: list[dict] = []
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def cors(self):
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.send_header("Access-Control-Allow-Headers", "authorization, content-type, accept")
+                self.send_header("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
+
+            def record(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
+                server.requests.append({"method": self.command, "path": self.path, "body": body,
+                                        "headers": {k.lower(): v for k, v in self.headers.items()}})
+
+            def do_OPTIONS(self):
+                self.record()
+                self.send_response(204)
+                self.cors()
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def do_POST(self):
+                self.record()
+                events = [{"choices": [{"delta": {"content": "Every month [1]."}}]}]
+                body = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+                data = body.encode()
+                self.send_response(200)
+                self.cors()
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+API_KEY = "sk-test-9f2c41d7e0b84a6f-secret"
+
+
+def test_the_chat_api_key_goes_only_into_the_authorization_header(context, site, guard):
+    server = ChatServer()
+    guard.origins.add(server.url)
+    try:
+        settings = {"transport": "openai", "baseUrl": f"{server.url}/v1", "model": "m", "temperature": 0,
+                    "maxTokens": 16, "grounded": True}
+        context.add_init_script(
+            "((s) => { if (localStorage.getItem('readingroom.chat.settings.v1') === null)"
+            " localStorage.setItem('readingroom.chat.settings.v1', JSON.stringify(s)); })(%s);" % json.dumps(settings))
+        sent = []  # every request the browser made, whole, from any page or worker
+        context.on("request", lambda r: sent.append({"url": r.url, "headers": r.all_headers(),
+                                                     "body": r.post_data or ""}))
+        pg = context.new_page()
+        console = []
+        pg.on("console", lambda m: console.append(m.text))
+        pg.goto(f"{site}/")
+        wait_ready(pg)
+        pg.evaluate("(d) => window.readingroom.addDocuments(d)", [
+            {"name": "kettle.md", "text": "# Kettle\n\nThe kettle is descaled every month with citric acid."}])
+        # The key is typed into the chat settings, as a person would.
+        pg.locator("#chat-root .chat-settings summary").click()
+        key = pg.locator("#chat-root [name=apiKey]")
+        key.fill(API_KEY)
+        key.dispatch_event("change")
+        pg.fill("#chat-root textarea", "How often is the kettle descaled?")
+        pg.click("#chat-root .chat-ask")
+        pg.wait_for_function("() => ['done', 'error'].includes(document.querySelector('#chat-1')?.dataset.state)",
+                             timeout=WAIT_MS)
+        assert pg.locator("#chat-1").get_attribute("data-state") == "done"
+        # More library work after the key is set: it must not reach the database either.
+        pg.evaluate("(d) => window.readingroom.addDocuments(d)", [
+            {"name": "bread.md", "text": "# Bread\n\nSourdough needs a long, cold proof overnight."}])
+        database = pg.evaluate("async () => Array.from(await window.readingroom.debug.exportDatabase())")
+        database = bytes(database)
+    finally:
+        server.close()
+
+    assert database.startswith(b"SQLite format 3\x00") and b"kettle.md" in database
+    assert API_KEY.encode() not in database
+    assert API_KEY not in "\n".join(console)
+    assert API_KEY not in pg.locator("body").inner_text()
+    # Exactly one request carried it: the POST to the configured endpoint, in its Authorization header.
+    carrying = [r for r in sent if API_KEY in json.dumps(r)]
+    assert len(carrying) == 1, carrying
+    (post,) = carrying
+    assert post["url"] == f"{server.url}/v1/chat/completions"
+    assert post["headers"]["authorization"] == f"Bearer {API_KEY}"
+    assert API_KEY not in post["body"] and API_KEY not in post["url"]
+    assert all(API_KEY not in v for k, v in post["headers"].items() if k != "authorization")
+    # The server saw the same: the key in that header only.
+    seen = [r for r in server.requests if API_KEY in json.dumps(r)]
+    assert [(r["method"], r["path"]) for r in seen] == [("POST", "/v1/chat/completions")]
+    assert seen[0]["headers"]["authorization"] == f"Bearer {API_KEY}" and API_KEY not in seen[0]["body"]
