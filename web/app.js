@@ -27,7 +27,7 @@
 //   window.readingroom.debug              diagnostics and fault injection:
 //       killEmbedder()   terminates the embedding worker as a crash would (no event); the app notices
 //                        (heartbeat), restarts it once by itself, and offers a Restart button after that
-//       memory()         -> {heapBytes, pythonBlocks, sqliteHeapBytes} of the retrieval worker
+//       memory()         -> {heapBytes, pythonObjects, sqliteHeapBytes} of the retrieval worker
 //       exportDatabase() -> Uint8Array, the library's database file as stored
 //
 // status() also carries `embedder` (null while the model is not running), `embedderError`
@@ -559,7 +559,7 @@ const debug = Object.freeze({
     embedding.worker?.terminate();
     return true;
   },
-  /** The retrieval worker's memory: {heapBytes (Pyodide's wasm heap), pythonBlocks, sqliteHeapBytes}. */
+  /** The retrieval worker's memory: {heapBytes (Pyodide's wasm heap), pythonObjects (live, after gc), sqliteHeapBytes}. */
   memory: async () => {
     await ready;
     return retrieval('memory');

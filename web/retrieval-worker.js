@@ -313,12 +313,15 @@ function closeDatabase() {
   return true;
 }
 
-/** Diagnostics: the size of Pyodide's wasm heap and Python's allocated blocks. */
+/**
+ * Diagnostics: the size of Pyodide's wasm heap, and Python's live objects after a collection
+ * (sys.getallocatedblocks() is 0 in Pyodide, whose CPython is built without pymalloc).
+ */
 function memory() {
-  if (!pyodide) return { heapBytes: 0, pythonBlocks: 0 };
+  if (!pyodide) return { heapBytes: 0, pythonObjects: 0 };
   return {
     heapBytes: pyodide._module.HEAP8.length,
-    pythonBlocks: pyodide.runPython('import sys; sys.getallocatedblocks()'),
+    pythonObjects: pyodide.runPython('import gc; gc.collect(); len(gc.get_objects())'),
     sqliteHeapBytes: store?.sqlite3?.wasm?.heap8u?.().length ?? 0,
   };
 }

@@ -30,7 +30,8 @@ export function setStep(step, state, detail = '') {
   const item = document.querySelector(`#steps [data-step="${step}"]`);
   if (!item) return;
   item.dataset.state = state;
-  item.querySelector('.label').textContent = item.dataset[state === 'done' ? 'doneLabel' : 'label'] ?? '';
+  const label = { done: 'doneLabel', error: 'errorLabel' }[state] ?? 'label';
+  item.querySelector('.label').textContent = item.dataset[label] ?? item.dataset.label ?? '';
   item.querySelector('.detail').textContent = detail;
 }
 

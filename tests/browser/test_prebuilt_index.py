@@ -48,3 +48,75 @@ def test_a_cli_built_index_gives_the_same_top5_in_the_browser(page, tmp_path, mo
         ours = browser.query(q, {"k": 5})
         top = lambda r: [(s["doc_name"], s["chunk_ids"]) for s in r["results"][:5]]  # noqa: E731
         assert top(ours) == top(native), q
+
+
+WATCH_IMPORT = """() => {
+    window.__importSeen = [];
+    const box = document.getElementById('import');
+    const bar = document.getElementById('import-bar');
+    const note = () => window.__importSeen.push({hidden: box.hidden, max: bar.max,
+        value: bar.hasAttribute('value') ? bar.value : null, text: document.getElementById('import-text').textContent});
+    new MutationObserver(note).observe(box, {attributes: true, subtree: true, childList: true, characterData: true});
+}"""
+
+
+def test_open_index_file_button_imports_with_a_progress_bar_and_flags_another_model(page, tmp_path, model_dir):
+    from readingroom import Library, NewDocument
+
+    from helpers import run
+    from pages import screenshot
+    from test_ui import OtherModel
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "ferry.md").write_text("# Ferry\n\nThe ferry to the island leaves at seven and returns at noon.")
+    (notes / "bees.txt").write_text("The beehives are checked for the queen every ten days in summer.")
+    cli("index", str(notes), cwd=tmp_path, model_dir=model_dir)
+    exported = tmp_path / "team.sqlite"
+    cli("export", str(exported), cwd=tmp_path, model_dir=model_dir)
+
+    page.evaluate(WATCH_IMPORT)
+    with page.expect_file_chooser() as chooser:
+        page.click("#open-index")
+    chooser.value.set_files(str(exported))
+    page.wait_for_function("() => /^Opened team\\.sqlite: 2 documents/.test(document.getElementById('activity').textContent)",
+                           timeout=120_000)
+    seen = page.evaluate("() => window.__importSeen")
+    size = exported.stat().st_size
+    shown = [s for s in seen if not s["hidden"]]
+    # A real <progress> filled up to the file's size, then the panel went away.
+    assert any(s["max"] == size and s["value"] == size for s in shown), seen
+    assert any("MB" in s["text"] for s in shown), seen
+    assert seen[-1]["hidden"] and page.locator("#import").is_hidden()
+    assert page.locator("#mismatch").is_hidden()
+    rows = page.locator("#document-list tbody tr .name").all_inner_texts()
+    assert sorted(os.path.basename(n) for n in rows) == ["bees.txt", "ferry.md"]  # the CLI names files by path
+    r = BrowserDriver(page).query("when does the ferry leave")
+    assert r["reason"] is None and r["results"][0]["doc_name"].endswith("/ferry.md")
+    screenshot(page, "index-file-opened")
+
+    # An index made with another model opens too, with the mismatch message.
+    other = tmp_path / "other.sqlite"
+    lib = Library.open(str(other), embedder=OtherModel())
+    run(lib.add([NewDocument("tides.md", text="# Tides\n\nSpring tides follow the full and new moon.")]))
+    lib.close()
+    with page.expect_file_chooser() as chooser:
+        page.click("#open-index")
+    chooser.value.set_files(str(other))
+    banner = page.locator("#mismatch")
+    banner.wait_for(state="visible", timeout=120_000)
+    assert "indexed differently" in banner.inner_text() and "other-model" in banner.inner_text()
+    page.wait_for_function("() => /^Opened other\\.sqlite: 1 document,/.test(document.getElementById('activity').textContent)",
+                           timeout=120_000)
+    screenshot(page, "index-file-other-model")
+
+    # Not an index at all: the old library stays, and the message says why.
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database" * 100)
+    with page.expect_file_chooser() as chooser:
+        page.click("#open-index")
+    chooser.value.set_files(str(junk))
+    notice = page.locator("#notice")
+    notice.wait_for(state="visible", timeout=120_000)
+    assert "not an SQLite database" in notice.inner_text()
+    assert page.evaluate("() => window.readingroom.status()")["documents"] == 1
