@@ -17,6 +17,15 @@ def test_the_demo_library_answers_on_first_visit(browser, tmp_path, guard):
     guard.origins.add(site)
     ctx = browser.new_context()
     ctx.route("**/*", guard.route)
+    # Record the import progress bar from the first moment (the bundle opens during start-up).
+    ctx.add_init_script("""document.addEventListener('DOMContentLoaded', () => {
+        window.__importSeen = [];
+        const box = document.getElementById('import');
+        const bar = document.getElementById('import-bar');
+        new MutationObserver(() => window.__importSeen.push({hidden: box.hidden, max: bar.max,
+            value: bar.hasAttribute('value') ? bar.value : null}))
+            .observe(box, {attributes: true, subtree: true, childList: true, characterData: true});
+    });""")
     try:
         page = ctx.new_page()
         page.goto(site + "/")
@@ -24,6 +33,11 @@ def test_the_demo_library_answers_on_first_visit(browser, tmp_path, guard):
         wait_until(page, "async () => (await window.readingroom.status()).documents > 0", 120)
         status = page.evaluate("() => window.readingroom.status()")
         assert status["documents"] == 79 and status["mismatch"] is None
+        # The bundle's bytes filled a real <progress> bar, which went away once it was open.
+        size = manifest["bundle"]["size"]
+        seen = page.evaluate("() => window.__importSeen")
+        assert any(not s["hidden"] and s["max"] == size and s["value"] == size for s in seen), seen
+        assert page.locator("#import").is_hidden()
         r = BrowserDriver(page).query("how do I catch an exception")
         assert r["results"] and r["results"][0]["doc_name"].startswith("python-reference/")
         assert "except" in r["context"]
