@@ -2,7 +2,7 @@
 
 import pytest
 
-from helpers import run
+from helpers import OtherModel, run
 from readingroom import Library, NewDocument
 from readingroom.errors import ModelMismatch
 
@@ -48,18 +48,7 @@ def test_bundle_is_kept_apart_from_the_users_documents_and_replaced_by_a_new_ver
 
 
 def test_a_bundle_from_another_model_is_refused_and_nothing_changes(tmp_path, embedder):
-    import numpy as np
-
-    class Other:
-        model_id, dim, max_tokens = "other/model", 8, 256
-
-        async def embed(self, texts):
-            return np.ones((len(texts), 8), np.float32)
-
-        async def count_tokens(self, texts):
-            return [1] * len(texts)
-
-    other = Library.open(tmp_path / "other.sqlite", embedder=Other())
+    other = Library.open(tmp_path / "other.sqlite", embedder=OtherModel(dim=8))
     run(other.add(V1))
     other.close()
     lib = Library.open(tmp_path / "mine.sqlite", embedder=embedder)

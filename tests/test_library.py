@@ -1,10 +1,9 @@
 """The library end to end on real SQLite + sqlite-vec + FTS5 and the real model."""
 
 import apsw
-import numpy as np
 import pytest
 
-from helpers import run
+from helpers import OtherModel, run
 from readingroom import Library, NewDocument, Options
 from readingroom.errors import ExtensionMissing
 from readingroom.index import Index, Provenance
@@ -146,16 +145,7 @@ def test_model_mismatch_is_detected_and_answers_lexically(tmp_path, embedder):
     run(lib.add([BREAD]))
     lib.close()
 
-    class Other:
-        model_id, dim, max_tokens = "other/model", 384, 256
-
-        async def embed(self, texts):
-            return np.ones((len(texts), 384), np.float32)
-
-        async def count_tokens(self, texts):
-            return [1] * len(texts)
-
-    other = Library.open(path, embedder=Other())
+    other = Library.open(path, embedder=OtherModel())
     assert other.status()["mismatch"] and "other/model" in other.status()["mismatch"]
     r = run(other.retrieve("sourdough"))
     assert r.reason == "model_mismatch" and r.results[0].doc_name == "bread.txt"

@@ -1,8 +1,7 @@
 """Re-indexing after a model change, a chunk's context, and documents that did not finish."""
 
-import numpy as np
 
-from helpers import run
+from helpers import OtherModel, run
 from readingroom import Library, NewDocument
 from readingroom.errors import EmbedderError
 
@@ -10,20 +9,8 @@ NOTES = [NewDocument("bread.txt", text="How to bake sourdough bread with a crisp
          NewDocument("fan.txt", text="The device reports error code E4711 when the fan stalls.")]
 
 
-class Other:
-    """Another embedding model, of another dimension: what an index made elsewhere holds."""
-
-    model_id, dim, max_tokens = "other/model", 8, 256
-
-    async def embed(self, texts):
-        return np.ones((len(texts), 8), np.float32)
-
-    async def count_tokens(self, texts):
-        return [1] * len(texts)
-
-
 def _made_by_other_model(path):
-    lib = Library.open(path, embedder=Other())
+    lib = Library.open(path, embedder=OtherModel(dim=8))
     run(lib.add(NOTES))
     lib.close()
 
