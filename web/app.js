@@ -283,6 +283,7 @@ function embedderFailedToLoad(err) {
   const why = err?.message ?? String(err);
   state.embedder = null;
   state.embedderError = { type: offline ? 'offline' : 'embed_failed', message: why };
+  embedding.call.failAll(new RemoteError({ type: state.embedderError.type, message: `The embedding model could not be loaded (${why}).` }));
   ui.setStep('model', 'error', offline ? 'not available offline' : 'could not load');
   retrieval('embedderUnavailable', { offline, message: `could not be loaded (${why})` }).catch(() => {});
   ui.showBanner('embedder-problem', offline

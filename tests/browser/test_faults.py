@@ -5,6 +5,10 @@ is consistent (nothing half-added) and still answers."""
 
 from __future__ import annotations
 
+import sqlite3
+import tempfile
+from pathlib import Path
+
 from pages import screenshot, wait_ready, wait_until
 
 WAIT_MS = 120_000
@@ -27,12 +31,26 @@ def docs_for_ingest() -> list[dict]:
 
 
 def consistent(page) -> dict:
-    """status() and documents() agree: every stored document is whole, nothing half-added."""
+    """status() and documents() agree: every stored document is whole, nothing half-added. And
+    the database file itself, as stored in OPFS, passes PRAGMA integrity_check, with one FTS row
+    and one vector per passage."""
     status = page.evaluate("() => window.readingroom.status()")
     docs = page.evaluate("() => window.readingroom.documents()")
     assert status["documents"] == len(docs)
     assert status["chunks"] == sum(d["chunks"] for d in docs)
     assert all(d["chunks"] >= 1 for d in docs)
+    data = bytes(page.evaluate("async () => Array.from(await window.readingroom.debug.exportDatabase())"))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "library.sqlite"
+        path.write_bytes(data)
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+            counts = [db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                      for t in ("documents", "chunks", "chunks_fts_docsize", "chunks_vec_rowids")]
+        finally:
+            db.close()
+    assert counts == [status["documents"]] + [status["chunks"]] * 3, counts
     return {d["name"]: d["chunks"] for d in docs}
 
 
@@ -209,6 +227,8 @@ def test_a_damaged_saved_model_is_reported_and_downloaded_again(page):
     out = page.evaluate("() => window.readingroom.addDocuments([{name: 'x.md', text: '# X\\n\\nA note about owls.'}])")
     assert out["documents"][0]["status"] == "error"
     assert "could not be loaded" in out["documents"][0]["error"]["message"]
+    err = page.evaluate("() => window.readingroom.embed(['owls']).then(() => null, (e) => e.message)")
+    assert err and "could not be loaded" in err
     screenshot(page, "faults-damaged-model")
 
     banner.get_by_role("button", name="Re-download model").click()
