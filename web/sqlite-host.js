@@ -110,16 +110,20 @@ export async function openDatabase(loading, { preferMemory = false, onBlocked = 
   if (preferMemory) return memory('memory storage requested');
   if (typeof navigator.storage?.getDirectory !== 'function') return memory('this browser has no Origin Private File System');
   await acquireLock(onBlocked);
+  let step = 'opening the file pool';
   try {
     const pool = await sqlite3.installOpfsSAHPoolVfs({ directory: VFS_DIR });
+    step = 'finding the library';
     const name = await readCurrentName();
+    step = 'tidying the file pool';
     removeStrays(pool, name);
+    step = 'opening the library';
     const store = { sqlite3, db: new pool.OpfsSAHPoolDb(name), storage: 'opfs', storageNote: '', pool, name };
     loadCopy(store);
     return store;
   } catch (err) {
-    console.warn('OPFS unavailable, using memory', err);
-    return memory(String(err?.message ?? err));
+    console.warn(`OPFS unavailable (${step}), using memory`, err);
+    return memory(`${step}: ${err?.message ?? err}`);
   }
 }
 

@@ -108,6 +108,13 @@ export function showOffline({ offlineReady, progress, updateReady, error }) {
 export function showStorage(storage, note) {
   const warning = $('storage-warning');
   warning.hidden = storage !== 'memory';
+  if (storage === 'memory' && storageFullMessage({ message: note })) {
+    // The saved library is still there: the browser would not open it without room to write.
+    warning.textContent = 'Storage is full, so your saved library could not be opened. Documents added ' +
+      'now are kept in memory only and will be gone when you close this tab. Free space on this device ' +
+      '(or delete documents once it opens), then reload the page to open your library again.';
+    return;
+  }
   warning.textContent =
     storage === 'memory'
       ? 'Storage unavailable: documents are kept in memory only and will be gone when you close ' +

@@ -380,13 +380,23 @@ def test_full_storage_says_so_and_keeps_the_library(page, context, site):
     status = page.evaluate("() => window.readingroom.status()")
     assert status["documents"] == 0 and status["chunks"] == 0
     screenshot(page, "ui-storage-full")
-    # Still full: after a reload the library opens again, in OPFS, and says how much is used.
+    # Over the quota at a reload, Chromium refuses even to open the library's files for writing:
+    # the page says storage is full and that the saved library is still there.
+    cdp.send("Storage.overrideQuotaForOrigin", {"origin": site, "quotaSize": 1})
     page.reload()
     status = wait_ready(page)
-    assert status["storage"] == "opfs" and status["documents"] == 0 and status["chunks"] == 0
-    assert page.locator("#storage-warning").is_hidden()
+    assert status["storage"] == "memory", status.get("storageNote")
+    warning = page.locator("#storage-warning")
+    assert warning.is_visible() and warning.inner_text().startswith("Storage is full, so your saved library could not be opened")
+    screenshot(page, "ui-storage-full-at-start")
+    # With room again, a reload opens the library in OPFS, whole, and the same file goes in.
     cdp = context.new_cdp_session(page)
     cdp.send("Storage.overrideQuotaForOrigin", {"origin": site})
+    page.reload()
+    status = wait_ready(page)
+    assert status["storage"] == "opfs", status.get("storageNote")
+    assert status["documents"] == 0 and status["chunks"] == 0
+    assert page.locator("#storage-warning").is_hidden()
     # With room again, the same file goes in.
     report = page.evaluate("(d) => window.readingroom.addDocuments(d)",
                            [{"name": "big.md", "text": "# Big\n\n" + "Words about the sea. " * 40}])
