@@ -10,7 +10,12 @@ import { Transfer, rpcServe } from './rpc.js';
 const MODEL = 'all-MiniLM-L6-v2';
 const DIM = 384;
 const MAX_TOKENS = 256; // same cap as the native side; the shipped tokenizer files disagree (128/512)
-const BATCH = 16; // bounds the padded [batch, tokens] tensors
+// Rows and padded tokens per model call. In single-threaded wasm a batch buys no speed, only
+// padding: measured on 96 SciFact chunks (~135 tokens), length buckets of at most 256 padded
+// tokens embed 1.2-1.7x faster than unsorted batches of 16 and as fast as one text per call,
+// while short texts (queries) still share a call.
+const BATCH = 16;
+const BATCH_TOKENS = MAX_TOKENS;
 
 const vendor = new URL('./vendor/transformers/', import.meta.url);
 env.allowRemoteModels = false; // never reach for the Hugging Face hub
@@ -56,10 +61,9 @@ function encodeCapped(tokenizer, text) {
   return ids.length <= MAX_TOKENS ? ids : [...ids.slice(0, MAX_TOKENS - 1), ids[ids.length - 1]];
 }
 
-/** Mean-pooled, L2-normalised vectors for one batch, as a [n, DIM] tensor. */
-async function embedBatch(extractor, texts) {
+/** Mean-pooled, L2-normalised vectors for token rows (one batch), as a [n, DIM] tensor. */
+async function embedRows(extractor, rows) {
   const { tokenizer, model } = extractor;
-  const rows = texts.map((t) => encodeCapped(tokenizer, t));
   const width = Math.max(...rows.map((r) => r.length));
   const dims = [rows.length, width];
   const ids = new BigInt64Array(rows.length * width).fill(BigInt(tokenizer.pad_token_id ?? 0));
@@ -79,6 +83,35 @@ async function embedBatch(extractor, texts) {
   return mean_pooling(last_hidden_state, attention_mask).normalize(2, -1);
 }
 
+async function embedBatch(extractor, texts) {
+  return embedRows(extractor, texts.map((t) => encodeCapped(extractor.tokenizer, t)));
+}
+
+/**
+ * Vectors for any number of texts, in their order, as one Float32Array [n * DIM].
+ *
+ * Bucketed by length: the texts are tokenized once, sorted by token count, and neighbours are
+ * batched together (at most BATCH rows and BATCH_TOKENS padded tokens), so a batch pads to
+ * about its own length instead of its longest stranger's; the rows go back to their places.
+ * Padding is masked out of the mean, so the vectors are the same as one text at a time.
+ */
+async function embedTexts(extractor, texts) {
+  const rows = texts.map((t) => encodeCapped(extractor.tokenizer, t));
+  const order = rows.map((_, i) => i).sort((a, b) => rows[a].length - rows[b].length);
+  const out = new Float32Array(texts.length * DIM);
+  for (let start = 0; start < order.length;) {
+    let end = start + 1;
+    // Sorted ascending, so the row being added is the batch's widest.
+    while (end < order.length && end - start < BATCH && (end - start + 1) * rows[order[end]].length <= BATCH_TOKENS) end++;
+    const idx = order.slice(start, end);
+    const tensor = await embedRows(extractor, idx.map((i) => rows[i]));
+    idx.forEach((i, r) => out.set(tensor.data.subarray(r * DIM, (r + 1) * DIM), i * DIM));
+    tensor.dispose?.();
+    start = end;
+  }
+  return out;
+}
+
 const loaded = load();
 loaded.catch(() => {}); // reported through 'start'; avoid an unhandled-rejection warning
 
@@ -92,13 +125,7 @@ function asStrings(texts) {
 async function embed({ texts }) {
   const { extractor } = await loaded;
   asStrings(texts);
-  const out = new Float32Array(texts.length * DIM);
-  for (let i = 0; i < texts.length; i += BATCH) {
-    const batch = texts.slice(i, i + BATCH);
-    const tensor = await embedBatch(extractor, batch);
-    out.set(tensor.data, i * DIM);
-    tensor.dispose?.();
-  }
+  const out = await embedTexts(extractor, texts);
   return new Transfer(out, [out.buffer]);
 }
 
