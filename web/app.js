@@ -10,10 +10,13 @@
 //   window.readingroom.documents()         -> Python's list of stored documents
 //   window.readingroom.cancelIngest()      -> stops the addDocuments in flight after its current
 //                                             batch; the document being added is not stored
-//   window.readingroom.reindex()           -> re-embeds the library with this app's model (needs
-//                                             the worker's `reindex` op; rejects while it is missing)
+//   window.readingroom.reindex()           -> re-embeds every stored chunk with this app's model (after a
+//                                             model mismatch); {reindexed: {documents, chunks}, status}
+//   window.readingroom.neighbours(id, b, a) -> the chunk with up to b chunks before and a after it
 //   window.readingroom.embed(texts)        -> [[384 numbers], ...] from the embedding worker (diagnostics)
-//   window.readingroom.importIndex(source) -> status() of the imported index
+//   window.readingroom.importIndex(source, {asBundle?}) -> status() of the imported index
+//       With asBundle: VERSION the file is merged in as the bundled set instead (see openBundle): the
+//       user's own documents stay, a previous bundle version's documents go.
 //       source: a URL on this app's origin (string or URL, relative to the page), a File/Blob, or
 //       an ArrayBuffer/Uint8Array holding a SQLite index file as the native side writes it
 //       (py_src/readingroom/sql.py schema). It replaces the current library (all documents) with
@@ -390,21 +393,19 @@ function showUnfinished(names) {
   }]);
 }
 
-const BUNDLE_KEY = 'readingroom-bundle-opened';
-
 /**
- * On the first visit to an empty library, open the index bundled with the site (build.py
- * --index, or the demo corpus). Once opened, never again: a person who deletes the bundled
- * documents keeps them deleted. Documents added later live beside the bundled ones.
+ * Open the index bundled with the site (build.py --index, or the demo corpus) as the library's
+ * bundled set, once per bundle version: the library records the version it holds (Python's
+ * bundle.py), so a person who deletes bundled documents keeps them deleted, and a site with a
+ * new bundle replaces the old bundled documents while the person's own stay.
  */
 async function openBundle(bundle, status) {
-  if (!bundle || status.documents > 0 || localStorage.getItem(BUNDLE_KEY) === bundle.sha256) return;
+  if (!bundle || status.bundle_version === bundle.sha256) return;
   ui.showActivity(`Opening the bundled library (${(bundle.size / 1e6).toFixed(1)} MB)…`);
   try {
-    const out = await retrieval('importIndex', { url: new URL(bundle.path, location.href).href })
+    const out = await mergeAsBundle({ url: new URL(bundle.path, location.href).href }, bundle.sha256)
       .finally(() => ui.showImportProgress(null));
     if (out.error) throw out.error;
-    localStorage.setItem(BUNDLE_KEY, bundle.sha256);
     ui.showCounts(out);
     ui.showMismatch(out.mismatch);
     refreshDocuments();
@@ -524,13 +525,20 @@ function importFields(source) {
   throw new RemoteError({ type: 'bad_request', message: 'importIndex takes a same-origin URL, a File/Blob, or an ArrayBuffer/Uint8Array' });
 }
 
-async function importIndex(source) {
+/** The worker's mergeBundle reply as importIndex's: the new status, or {error}. */
+async function mergeAsBundle(fields, version) {
+  const reply = await retrieval('mergeBundle', { ...fields, version: String(version) });
+  return reply.error ? reply : reply.status;
+}
+
+async function importIndex(source, { asBundle } = {}) {
   await ready;
   const fields = importFields(source);
   ui.showActivity('Importing index…');
   ui.showImportProgress({ phase: 'reading', bytes: 0, total: null }, 'Importing index…');
   try {
-    const out = await retrieval('importIndex', fields).finally(() => ui.showImportProgress(null));
+    const out = await (asBundle === undefined ? retrieval('importIndex', fields) : mergeAsBundle(fields, asBundle))
+      .finally(() => ui.showImportProgress(null));
     if (out.error) {
       ui.showActivity('');
       ui.showNotice(out.error.message);
@@ -572,8 +580,15 @@ const debug = Object.freeze({
   },
 });
 
+/** A passage's chunk with its neighbours in the document: {chunk_id, chunks: [...]} in order. */
+async function neighbours(chunkId, before = 1, after = 1) {
+  await ready;
+  return retrieval('neighbours', { chunkId, before, after });
+}
+
 window.readingroom = Object.freeze({
-  ready, addDocuments, query, status, deleteDocument, documents, embed, importIndex, cancelIngest, reindex, debug,
+  ready, addDocuments, query, status, deleteDocument, documents, embed, importIndex, cancelIngest, reindex,
+  neighbours, debug,
 });
 mountChat(document.getElementById('chat-root'), window.readingroom);
 

@@ -5,7 +5,7 @@
 
 import { loadPyodide } from './vendor/pyodide/pyodide.mjs';
 import { Transfer, errorInfo, rpcClient, rpcServe } from './rpc.js';
-import { importDatabase, loadSqlite, openDatabase, sqlHost } from './sqlite-host.js';
+import { attachBytes, detachSchema, importDatabase, loadSqlite, openDatabase, sqlHost } from './sqlite-host.js';
 
 const here = (path) => new URL(path, import.meta.url).href;
 
@@ -241,12 +241,16 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
   mark('import');
   api = {};
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
-    'cancel_ingest', 'cancel_queries_before', 'clear_unfinished']) api[name] = mod[name];
+    'cancel_ingest', 'cancel_queries_before', 'clear_unfinished', 'reindex', 'neighbours', 'warm',
+    'merge_bundle']) api[name] = mod[name];
   openConfig = JSON.stringify({ storage: store.storage, model });
   try {
     const status = await callPython('open', openConfig);
     if (status.error) throw status.error; // without a library there is nothing to serve
     mark('open');
+    // Load the vectors into Python's matrix now, queued behind start, while the person types:
+    // otherwise the first search pays for it.
+    serialized(() => callPython('warm'))().catch(() => {});
     return { ...status, ...storageInfo(), workerTimings: timings };
   } catch (err) {
     api = null;
@@ -297,6 +301,49 @@ async function importIndex(msg) {
   return status.error ? status : { ...status, ...storageInfo() };
 }
 
+/** A source's bytes in one array, with 'import' progress as they arrive. */
+async function readAll({ stream, total }) {
+  const reader = stream.getReader();
+  const parts = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    bytes += value.byteLength;
+    progress('import', { phase: 'reading', bytes, total });
+  }
+  if (total && bytes !== total) {
+    throw Object.assign(new Error(`got ${bytes} bytes where ${total} were announced`), { type: 'incomplete' });
+  }
+  const out = new Uint8Array(bytes);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Make an index file the library's bundled set (Python's merge_bundle): the documents the user
+ * added stay, the previous bundle version's go. The file is attached beside the library only
+ * for the copy; on any failure the library is as it was.
+ */
+async function mergeBundle(msg) {
+  if (!api) throw Object.assign(new Error('Reading Room is still starting'), { type: 'not_ready' });
+  const bytes = await readAll(await importSource(msg));
+  progress('import', { phase: 'checking', total: bytes.byteLength });
+  attachBytes(store, 'bundle', bytes);
+  try {
+    progress('import', { phase: 'opening' });
+    const out = await callPython('merge_bundle', 'bundle', String(msg.version));
+    return out.error ? out : { ...out, status: { ...out.status, ...storageInfo() } };
+  } finally {
+    detachSchema(store, 'bundle');
+  }
+}
+
 let lastQueryId = 0;
 
 /**
@@ -343,17 +390,10 @@ rpcServe(self, {
     api?.cancel_ingest();
     return true;
   },
-  clearUnfinished: serialized(async () => {
-    if (!api?.clear_unfinished) {
-      throw Object.assign(new Error('this version cannot clear the unfinished list'), { type: 'bad_request' });
-    }
-    try {
-      const out = await api.clear_unfinished();
-      return typeof out === 'string' ? JSON.parse(out) : true;
-    } catch (err) {
-      throw pythonErrorInfo(err);
-    }
-  }),
+  clearUnfinished: serialized(() => callPython('clear_unfinished')),
+  reindex: serialized(() => callPython('reindex')),
+  neighbours: serialized(({ chunkId, before = 1, after = 1 }) => callPython('neighbours', Number(chunkId), Number(before), Number(after))),
+  mergeBundle: serialized(mergeBundle),
   // Not queued: they must land while an op waits (on an embedding, say).
   reconnectEmbedder,
   embedderUnavailable: ({ offline, message }) => {

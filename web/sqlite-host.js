@@ -234,6 +234,47 @@ function deserialize(sqlite3, ptr, size) {
   return db;
 }
 
+/**
+ * Attach an index file's bytes to the library's connection (and its in-memory copy, which
+ * mirrors every write) as schema `schema`, so Python can copy rows across in SQL: the bundled
+ * set (py_src/readingroom/bundle.py). Each connection gets its own copy, freed on detach.
+ */
+export function attachBytes(store, schema, bytes) {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw importError('bad schema name', 'bad_request');
+  checkHeader(bytes);
+  const { capi, wasm } = store.sqlite3;
+  const flags = capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE;
+  const attached = [];
+  try {
+    for (const db of [store.db, store.copy].filter(Boolean)) {
+      db.exec(`ATTACH ':memory:' AS ${schema}`);
+      attached.push(db);
+      const ptr = wasm.alloc(bytes.byteLength);
+      const heap = wasm.heap8u();
+      heap.set(bytes, ptr);
+      // An in-memory database cannot be in WAL mode: mark the file as rollback-journal.
+      if (heap[ptr + 18] === 2) heap[ptr + 18] = 1;
+      if (heap[ptr + 19] === 2) heap[ptr + 19] = 1;
+      const size = BigInt(bytes.byteLength);
+      const rc = capi.sqlite3_deserialize(db.pointer, schema, ptr, size, size, flags);
+      if (rc) throw importError(`SQLite could not load the file (${capi.sqlite3_js_rc_str(rc)})`);
+    }
+  } catch (err) {
+    detachSchema({ db: attached[0], copy: attached[1] }, schema);
+    throw err;
+  }
+}
+
+export function detachSchema(store, schema) {
+  for (const db of [store.db, store.copy].filter(Boolean)) {
+    try {
+      db.exec(`DETACH ${schema}`);
+    } catch {
+      // not attached on this connection
+    }
+  }
+}
+
 /** Stream -> sqlite3_malloc'd bytes -> a new :memory: database (sqlite3_deserialize). */
 async function importIntoMemory(store, source, onBytes, onCheck) {
   const { sqlite3 } = store;
