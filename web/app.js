@@ -580,6 +580,14 @@ const debug = Object.freeze({
   },
 });
 
+/** The chunks just before and after a span in its document, for the reader. */
+async function contextOf(span) {
+  const ids = span.chunk_ids ?? [];
+  if (!ids.length) return [];
+  const [before, after] = await Promise.all([neighbours(ids[0], 1, 0), neighbours(ids[ids.length - 1], 0, 1)]);
+  return [...(before.chunks ?? []), ...(after.chunks ?? [])];
+}
+
 /** A passage's chunk with its neighbours in the document: {chunk_id, chunks: [...]} in order. */
 async function neighbours(chunkId, before = 1, after = 1) {
   await ready;
@@ -687,7 +695,7 @@ async function search(text) {
     }
     ui.showNotice('');
     lastSearch = { text, result };
-    showResults(result, (i) => openReader(result, i));
+    showResults(result, (i) => openReader(result, i, contextOf));
     if (debugToggle.checked) showDebug(result);
   } catch (err) {
     if (mine === searches) ui.showNotice(err.message ?? String(err));

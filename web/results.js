@@ -148,8 +148,27 @@ export function closeReader() {
   }
 }
 
-/** Shows result.results[index] with its heading path, page and any neighbouring text found. */
-export function openReader(result, index) {
+/** Fills the reader's body: the span, and the neighbouring text any of `chunks` holds. */
+function showContext(reader, span, terms, chunks) {
+  const { before, after } = neighbours(span, chunks);
+  const body = reader.querySelector('.reader-body');
+  body.replaceChildren();
+  if (before) body.append(el('p', 'context-before', before));
+  const main = el('p', 'context-span');
+  main.append(highlighted(span.text ?? '', terms));
+  body.append(main);
+  if (after) body.append(el('p', 'context-after', after));
+  reader.querySelector('.reader-note').textContent = before || after
+    ? 'The passage found, with the text around it in its document (greyed).'
+    : 'The passage found; its document has no text around it.';
+}
+
+/**
+ * Shows result.results[index] with its heading path, page and neighbouring text: at once what this
+ * search's evidence holds, then the document's own neighbouring chunks from fetchContext(span)
+ * (a Promise of chunk dicts), when given.
+ */
+export function openReader(result, index, fetchContext = null) {
   const span = result?.results?.[index];
   if (!span) return;
   const reader = $('reader');
@@ -162,17 +181,13 @@ export function openReader(result, index) {
   const paths = (span.heading_paths ?? []).map(headingText).filter(Boolean);
   reader.querySelector('.reader-headings').replaceChildren(...paths.map((p) => el('li', '', p)));
 
-  const { before, after } = neighbours(span, result.evidence ?? []);
-  const body = reader.querySelector('.reader-body');
-  body.replaceChildren();
-  if (before) body.append(el('p', 'context-before', before));
-  const main = el('p', 'context-span');
-  main.append(highlighted(span.text ?? '', terms));
-  body.append(main);
-  if (after) body.append(el('p', 'context-after', after));
-  reader.querySelector('.reader-note').textContent = before || after
-    ? 'The passage found, with the neighbouring text this search also retrieved (greyed).'
-    : 'The passage found. The text around it was not among this search\'s candidates, so only the passage is shown.';
+  const evidence = result.evidence ?? [];
+  showContext(reader, span, terms, evidence);
+  const key = `${span.doc_id}:${span.chunk_ids.join(',')}`;
+  reader.dataset.span = key;
+  fetchContext?.(span).then((chunks) => {
+    if (reader.dataset.span === key) showContext(reader, span, terms, [...chunks, ...evidence]);
+  }, () => {}); // the evidence-only view stays
 
   for (const item of document.querySelectorAll('#results .result')) {
     item.setAttribute('aria-expanded', String(Number(item.dataset.index) === index));

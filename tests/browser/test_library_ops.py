@@ -86,3 +86,13 @@ def test_a_passage_in_its_document_context(page):
     ids = [c["chunk_id"] for c in around["chunks"]]
     assert cid in ids and ids == sorted(ids) and 2 <= len(ids) <= 3
     assert all(c["doc_name"] == "long.txt" for c in around["chunks"])
+    # The reader shows a found passage with the document's text around it, even text this
+    # search did not retrieve.
+    page.fill("#query", "Section 2")
+    page.press("#query", "Enter")
+    page.locator("#results .result").first.wait_for()
+    page.locator("#results .result").first.click()
+    wait_until(page, "() => !!document.querySelector('#reader .context-before, #reader .context-after')", 60)
+    reader = page.locator("#reader")
+    around_text = " ".join(reader.locator(".context-before, .context-after").all_inner_texts())
+    assert "topic number" in around_text and "text around it in its document" in reader.locator(".reader-note").inner_text()
