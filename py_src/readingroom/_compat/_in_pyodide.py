@@ -66,9 +66,13 @@ async def _failed(error: EmbedderError) -> Any:
 def _embed_error(e: JsException) -> EmbedderError:
     """The embedding worker names the error ``OfflineError`` when the model cannot load
     because the browser is offline; the query then says so instead of "failed"."""
-    if getattr(e, "name", "") == "OfflineError" or str(e).startswith("OfflineError"):
-        return EmbedderOffline(str(e))
-    return EmbedderError(str(e))
+    name = str(getattr(e, "name", "") or "")
+    message = str(e)
+    if name and message.startswith(name + ": "):
+        message = message[len(name) + 2 :]  # the page shows the sentence, not the JS class
+    if name == "OfflineError" or str(e).startswith("OfflineError"):
+        return EmbedderOffline(message)
+    return EmbedderError(message)
 
 
 class BrowserEmbedder:
