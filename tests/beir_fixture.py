@@ -33,3 +33,24 @@ def write(folder: Path, split: str = "test") -> Path:
         for q, d in QRELS.items():
             f.write(f"{q}\t{d}\t1\n")
     return folder
+
+
+def run_bench(tmp_path, model_dir, command: str, *flags: str, timeout: int = 900):
+    """``python -m readingroom.bench COMMAND`` on this fixture, as a user runs it, with its
+    cache and report kept in ``tmp_path``; returns (the finished process, the JSON written)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    data = write(tmp_path / "beir")
+    out = tmp_path / f"{command}.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir),
+           "READINGROOM_BENCH_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "readingroom.bench", command, "--data", str(data),
+                           "--split", "test", *flags, "--json", str(out), "--report", str(tmp_path / "report")],
+                          env=env, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc, json.loads(out.read_text())

@@ -2,24 +2,12 @@
 tests/browser/test_bench_browser.py)."""
 
 import json
-import os
-import subprocess
-import sys
 
 import beir_fixture
-from helpers import ROOT
 
 
 def test_quality_command_on_a_tiny_beir_folder(tmp_path, model_dir):
-    data = beir_fixture.write(tmp_path / "beir")
-    out = tmp_path / "q.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir),
-           "READINGROOM_BENCH_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "readingroom.bench", "quality", "--native", "--data", str(data),
-                           "--split", "test", "--json", str(out), "--report", str(tmp_path / "report")],
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    res = json.loads(out.read_text())
+    _, res = beir_fixture.run_bench(tmp_path, model_dir, "quality", "--native", timeout=600)
     native = res["quality"]["native"]
     assert set(native) >= {"lexical", "vector", "hybrid"}
     for m in ("lexical", "vector", "hybrid"):
@@ -32,15 +20,8 @@ def test_quality_command_on_a_tiny_beir_folder(tmp_path, model_dir):
 
 
 def test_ingest_command_natively_on_a_tiny_beir_folder(tmp_path, model_dir):
-    data = beir_fixture.write(tmp_path / "beir")
-    out = tmp_path / "i.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir),
-           "READINGROOM_BENCH_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "readingroom.bench", "ingest", "--native", "--data", str(data),
-                           "--split", "test", "--json", str(out), "--report", str(tmp_path / "report")],
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    ing = json.loads(out.read_text())["ingest"]
+    proc, res = beir_fixture.run_bench(tmp_path, model_dir, "ingest", "--native", timeout=600)
+    ing = res["ingest"]
     assert ing["documents"] == 6 and ing["native"]["chunks"] == ing["chunks"] == 6
     assert ing["native"]["chunks_per_s"] > 0 and ing["native"]["embed_only_chunks_per_s"] > 0
     assert "native ingestion" in proc.stdout and "35.0 chunks/s" in proc.stdout

@@ -2,25 +2,13 @@
 embedded in the browser, queried through the real app, and must score as natively."""
 
 import json
-import os
-import subprocess
-import sys
 
 import beir_fixture
-from helpers import ROOT
 
 
 def test_quality_native_and_browser_agree_on_a_tiny_fixture(site, tmp_path, model_dir):
-    data = beir_fixture.write(tmp_path / "beir")
-    out = tmp_path / "q.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir),
-           "READINGROOM_BENCH_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "readingroom.bench", "quality", "--data", str(data),
-                           "--split", "test", "--embed-in-browser", "--no-build", "--json", str(out),
-                           "--report", str(tmp_path / "report")],
-                          env=env, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    q = json.loads(out.read_text())["quality"]
+    _, res = beir_fixture.run_bench(tmp_path, model_dir, "quality", "--embed-in-browser", "--no-build")
+    q = res["quality"]
     assert q["differences"] == []
     assert q["browser"]["index"]["embedded_in_browser"] is True
     for m in ("lexical", "vector", "hybrid"):
@@ -29,16 +17,8 @@ def test_quality_native_and_browser_agree_on_a_tiny_fixture(site, tmp_path, mode
 
 
 def test_peer_on_a_tiny_fixture_scores_orama_with_the_same_metrics(site, tmp_path, model_dir):
-    data = beir_fixture.write(tmp_path / "beir")
-    out = tmp_path / "p.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir),
-           "READINGROOM_BENCH_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "readingroom.bench", "peer", "--data", str(data),
-                           "--split", "test", "--no-build", "--json", str(out),
-                           "--report", str(tmp_path / "report")],
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    p = json.loads(out.read_text())["peer"]
+    _, res = beir_fixture.run_bench(tmp_path, model_dir, "peer", "--no-build", timeout=600)
+    p = res["peer"]
     assert p["chunks"] == p["imported_chunks"] == 6 and p["queries"] == 4 and p["timed_queries"] == 2
     for name in ("ours", "orama", "orama_stemmed"):
         assert p[name]["hybrid"]["queries"] == 4
@@ -53,15 +33,8 @@ def test_peer_on_a_tiny_fixture_scores_orama_with_the_same_metrics(site, tmp_pat
 def test_startup_is_measured_per_phase_and_uses_the_snapshot(site, tmp_path, model_dir):
     import build
 
-    data = beir_fixture.write(tmp_path / "beir")
-    out = tmp_path / "l.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir),
-           "READINGROOM_BENCH_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "readingroom.bench", "latency", "--startup-only", "--data", str(data),
-                           "--split", "test", "--no-build", "--json", str(out), "--report", str(tmp_path / "report")],
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    lat = json.loads(out.read_text())["latency"]
+    proc, res = beir_fixture.run_bench(tmp_path, model_dir, "latency", "--startup-only", "--no-build", timeout=600)
+    lat = res["latency"]
     assert lat["startup_ms"]["cold_first_visit"] > 0 and lat["startup_ms"]["warm_reload"] > 0
     for visit in ("cold1", "warm1"):
         worker = lat["startup_phases"][visit]["retrievalWorker"]
