@@ -134,7 +134,7 @@ class Index:
         with self.transaction():
             old = self.find(name)
             if old:
-                self._delete(old[0])
+                self.delete_rows(old[0])
             doc_id = self.store.query(sql.INSERT_DOC, (
                 name, doc_type, content_hash, size,
                 datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -165,9 +165,6 @@ class Index:
 
     def delete_rows(self, doc_id: int) -> None:
         """A document's rows, inside a transaction the caller holds."""
-        self._delete(doc_id)
-
-    def _delete(self, doc_id: int) -> None:
         self.store.query(sql.DELETE_DOC_CHUNKS, (doc_id,))
         self.store.query(sql.DELETE_DOC_TAGS, (doc_id,))
         self.store.query(sql.DELETE_DOC, (doc_id,))
@@ -175,7 +172,7 @@ class Index:
     def delete_document(self, doc_id: int) -> bool:
         with self.transaction():
             existed = bool(self.store.query("SELECT 1 FROM documents WHERE id = ?", (doc_id,)))
-            self._delete(doc_id)
+            self.delete_rows(doc_id)
         return existed
 
     def documents(self) -> list[StoredDocument]:

@@ -127,7 +127,6 @@ FROM chunks_vec_chunks c JOIN chunks_vec_vector_chunks00 v ON v.rowid = c.chunk_
 ORDER BY c.chunk_id
 """
 ALL_VECTORS = "SELECT rowid, embedding FROM chunks_vec"
-VECTOR_COUNT = "SELECT count(*) FROM chunks_vec_rowids"
 DATA_VERSION = "PRAGMA data_version"
 
 # Rows for a set of chunk ids, given as one JSON array. The whole answer is one JSON text:
