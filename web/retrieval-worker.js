@@ -5,7 +5,7 @@
 
 import { loadPyodide } from './vendor/pyodide/pyodide.mjs';
 import { Transfer, errorInfo, rpcClient, rpcServe } from './rpc.js';
-import { attachBytes, detachSchema, importDatabase, loadSqlite, openDatabase, sqlHost } from './sqlite-host.js';
+import { attachBytes, detachSchema, importDatabase, loadSqlite, openDatabase, readBytes, sqlHost } from './sqlite-host.js';
 
 const here = (path) => new URL(path, import.meta.url).href;
 
@@ -301,30 +301,6 @@ async function importIndex(msg) {
   return status.error ? status : { ...status, ...storageInfo() };
 }
 
-/** A source's bytes in one array, with 'import' progress as they arrive. */
-async function readAll({ stream, total }) {
-  const reader = stream.getReader();
-  const parts = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-    bytes += value.byteLength;
-    progress('import', { phase: 'reading', bytes, total });
-  }
-  if (total && bytes !== total) {
-    throw Object.assign(new Error(`got ${bytes} bytes where ${total} were announced`), { type: 'incomplete' });
-  }
-  const out = new Uint8Array(bytes);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
-}
-
 /**
  * Make an index file the library's bundled set (Python's merge_bundle): the documents the user
  * added stay, the previous bundle version's go. The file is attached beside the library only
@@ -332,7 +308,8 @@ async function readAll({ stream, total }) {
  */
 async function mergeBundle(msg) {
   if (!api) throw Object.assign(new Error('Reading Room is still starting'), { type: 'not_ready' });
-  const bytes = await readAll(await importSource(msg));
+  const source = await importSource(msg);
+  const bytes = await readBytes(source, (n) => progress('import', { phase: 'reading', bytes: n, total: source.total }));
   progress('import', { phase: 'checking', total: bytes.byteLength });
   attachBytes(store, 'bundle', bytes);
   try {

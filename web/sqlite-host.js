@@ -234,6 +234,29 @@ function deserialize(sqlite3, ptr, size) {
   return db;
 }
 
+/** An in-memory database cannot be in WAL mode: mark the file at ptr as rollback-journal. */
+function asRollbackJournal(heap, ptr) {
+  if (heap[ptr + 18] === 2) heap[ptr + 18] = 1;
+  if (heap[ptr + 19] === 2) heap[ptr + 19] = 1;
+}
+
+/** A source's bytes ({stream, total}) in one array; onBytes(n) as they arrive, now and then. */
+export async function readBytes({ stream, total }, onBytes = () => {}) {
+  const input = counted(stream, onBytes);
+  const parts = [];
+  for (let chunk = await input.next(); chunk; chunk = await input.next()) parts.push(chunk);
+  if (total && input.bytes !== total) {
+    throw importError(`got ${input.bytes} bytes where ${total} were announced`, 'incomplete');
+  }
+  const out = new Uint8Array(input.bytes);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
+
 /**
  * Attach an index file's bytes to the library's connection (and its in-memory copy, which
  * mirrors every write) as schema `schema`, so Python can copy rows across in SQL: the bundled
@@ -250,11 +273,8 @@ export function attachBytes(store, schema, bytes) {
       db.exec(`ATTACH ':memory:' AS ${schema}`);
       attached.push(db);
       const ptr = wasm.alloc(bytes.byteLength);
-      const heap = wasm.heap8u();
-      heap.set(bytes, ptr);
-      // An in-memory database cannot be in WAL mode: mark the file as rollback-journal.
-      if (heap[ptr + 18] === 2) heap[ptr + 18] = 1;
-      if (heap[ptr + 19] === 2) heap[ptr + 19] = 1;
+      wasm.heap8u().set(bytes, ptr);
+      asRollbackJournal(wasm.heap8u(), ptr);
       const size = BigInt(bytes.byteLength);
       const rc = capi.sqlite3_deserialize(db.pointer, schema, ptr, size, size, flags);
       if (rc) throw importError(`SQLite could not load the file (${capi.sqlite3_js_rc_str(rc)})`);
@@ -305,9 +325,7 @@ async function importIntoMemory(store, source, onBytes, onCheck) {
     onCheck();
     const heap = wasm.heap8u();
     checkHeader(heap.subarray(ptr, ptr + size));
-    // An in-memory database cannot be in WAL mode: mark the file as rollback-journal.
-    if (heap[ptr + 18] === 2) heap[ptr + 18] = 1;
-    if (heap[ptr + 19] === 2) heap[ptr + 19] = 1;
+    asRollbackJournal(heap, ptr);
   } catch (err) {
     input.cancel();
     if (ptr) wasm.dealloc(ptr);
