@@ -30,7 +30,9 @@ class VectorMatrix:
     @classmethod
     def build(cls, ids: np.ndarray, rows: np.ndarray) -> "VectorMatrix":
         ids = np.asarray(ids, dtype=np.int64)
-        rows = np.asarray(rows, dtype=np.float32).reshape(len(ids), -1)
+        rows = np.asarray(rows, dtype=np.float32)
+        if rows.ndim != 2:  # a flat buffer; (0, dim) stays as it is (reshape(0, -1) is ambiguous)
+            rows = rows.reshape(len(ids), -1)
         order = np.argsort(ids, kind="stable")
         ids, rows = ids[order], rows[order]
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
