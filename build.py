@@ -40,6 +40,10 @@ ROOT = Path(__file__).resolve().parent
 DIST = ROOT / "dist"
 CACHE = ROOT / ".cache"
 WEB = ROOT / "web"
+# web/workers/ (the retrieval, embedding and service workers and what they share) is served from
+# the site's root: the service worker's scope is the folder it is served from, and the workers
+# find vendor/, models/ and build-manifest.json next to themselves (import.meta.url).
+WORKERS = WEB / "workers"
 PY_SRC = ROOT / "py_src"
 NODE_MODULES = ROOT / "node_modules"
 
@@ -559,10 +563,14 @@ def build(dist: Path = DIST, py_src: Path = PY_SRC, index: Path | None = None,
         shutil.copyfile(snap, staging / SNAPSHOT_PATH)
 
     for path in sorted(WEB.rglob("*")):
-        if path.is_file() and path.name != "sw.js":
-            dest = staging / path.relative_to(WEB)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, dest)
+        if not path.is_file() or path == WORKERS / "sw.js":
+            continue
+        site_path = path.relative_to(WORKERS if path.is_relative_to(WORKERS) else WEB)
+        dest = staging / site_path
+        if dest.exists():
+            raise BuildError(f"web/{path.relative_to(WEB)} and another file both become {site_path} in the site")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, dest)
 
     # The index the app opens on first visit: the user's (--index) or the demo corpus.
     bundle = Path(index) if index else (demo_index() if demo else None)
@@ -574,7 +582,7 @@ def build(dist: Path = DIST, py_src: Path = PY_SRC, index: Path | None = None,
 
     manifest = write_manifest(staging, wheel)
     # The version baked into sw.js makes the browser see a new service worker on every change.
-    sw = (WEB / "sw.js").read_text().replace("__BUILD_VERSION__", manifest["version"])
+    sw = (WORKERS / "sw.js").read_text().replace("__BUILD_VERSION__", manifest["version"])
     (staging / "sw.js").write_text(sw)
 
     shutil.rmtree(dist, ignore_errors=True)
