@@ -86,7 +86,9 @@ class Library:
         return _retrieve.neighbours(self.index, chunk_id, before, after)
 
     def warm(self) -> int:
-        """Load what the first query would otherwise load (the vector matrix); returns its rows."""
+        """Load what the first query would otherwise load (the vector matrix, the chunk
+        lengths of the in-memory BM25); returns the matrix's rows."""
+        self.index.lexical_index()
         m = self.index.vector_matrix()
         return len(m) if m is not None else 0
 
