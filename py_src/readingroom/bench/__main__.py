@@ -4,6 +4,8 @@
     latency --chunks N [--chunks M] --json OUT
     ingest [--docs N] [--pdf-pages P] [--browser | --native] --json OUT
     peer --json OUT
+    answers [--native | --browser] [--set answerable,followups,unanswerable,scifact] [--limit N]
+            [--llm URL] --json OUT
 
 Every command prints its figures, writes them to the JSON file with machine info, and
 writes a Markdown report with charts under bench-results/.
@@ -62,17 +64,36 @@ def main(argv: list[str] | None = None) -> int:
     ing_side.add_argument("--native", action="store_true", help="only the native run")
     peer = sub.add_parser("peer", help="Orama side by side")
     peer.add_argument("--queries", type=int, default=None)
-    for s in (q, lat, ing, peer):
+    ans = sub.add_parser("answers", help="quick answers, follow-ups, refusals, generated answers")
+    ans_side = ans.add_mutually_exclusive_group()
+    ans_side.add_argument("--browser", action="store_true", help="only through window.readingroom.ask in the page")
+    ans_side.add_argument("--native", action="store_true", help="only through Library.ask natively")
+    ans.add_argument("--set", default="answerable,followups,unanswerable,scifact",
+                     help="comma-separated: answerable, followups, unanswerable, scifact")
+    ans.add_argument("--limit", type=int, default=None, help="at most N questions (or pairs, or claims) per set")
+    ans.add_argument("--llm", default=None, help="an OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
+    ans.add_argument("--llm-model", default=None, help="model name to send, if the server needs one")
+    ans.add_argument("--llm-limit", type=int, default=20, help="answerable questions sent to each model")
+    for s in (q, lat, ing, peer, ans):
         s.add_argument("--json", type=Path, required=True)
         s.add_argument("--no-build", action="store_true", help="use the existing dist/")
         s.add_argument("--report", type=Path, default=Path("bench-results"))
-    for s in (lat, ing, peer):
+    for s in (lat, ing, peer, ans):
         s.add_argument("--data", type=Path, default=DEFAULT_DATA)
         s.add_argument("--split", default="train")
     args = p.parse_args(argv)
 
     results: dict = {"machine": machine(), "command": " ".join(sys.argv)}
-    ds = beir.load(args.data, args.split)
+    if args.cmd == "answers":
+        from . import answers
+
+        try:
+            sets = answers.parse_sets(args.set)
+        except ValueError as e:
+            p.error(str(e))
+        if args.limit is not None and args.limit < 1:
+            p.error("--limit must be at least 1")
+    ds = beir.load(args.data, args.split) if args.cmd != "answers" or "scifact" in sets else None
     rebuild = not args.no_build
     status = 0
     if args.cmd == "quality":
@@ -101,14 +122,21 @@ def main(argv: list[str] | None = None) -> int:
         from . import peer as peer_mod
 
         results["peer"] = peer_mod.run(ds, rebuild, args.queries)
+    elif args.cmd == "answers":
+        results["answers"] = answers.run(sets, args.limit, native=not args.browser, browser=not args.native, ds=ds,
+                                         rebuild=rebuild, llm=args.llm, llm_limit=args.llm_limit,
+                                         llm_model=args.llm_model)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=1))
     from . import report
 
     path = report.write(results, args.report)
-    print(json.dumps({k: v for k, v in results.items() if k != "machine"}, indent=1))
-    print("\nTargets (issue 4), measured vs target:")
+    if args.cmd == "answers":
+        print(answers.tables(results["answers"]))
+    else:
+        print(json.dumps({k: v for k, v in results.items() if k != "machine"}, indent=1))
+    print("\nTargets (issues 4 and 12), measured vs target:")
     print(report.targets_text(report.targets(report.gather(results, args.report))))
     print(f"wrote {args.json} and {path}", file=sys.stderr)
     return status

@@ -2,7 +2,7 @@
 tables and hand-drawn SVG bar charts (no plotting library).
 
 The report covers every bench result in the report folder (``quality.json``, ``latency.json``,
-``ingest.json``, ``peer.json``), with the run just made taking precedence, so running one
+``ingest.json``, ``peer.json``, ``answers.json``), with the run just made taking precedence, so running one
 command does not drop the others' figures from ``report.md``.
 """
 
@@ -12,7 +12,7 @@ import html
 import json
 from pathlib import Path
 
-SECTIONS = ("quality", "latency", "ingest", "peer")
+SECTIONS = ("quality", "latency", "ingest", "peer", "answers")
 
 
 def bars(title: str, items: list[tuple[str, float]], unit: str = "", width: int = 560) -> str:
@@ -125,6 +125,10 @@ def targets(sections: dict[str, dict]) -> list[dict]:
                     "goal": "ours p50 < Orama p50 and nDCG ≥", "met": faster and better,
                     "gap": ("met: " if faster and better else "") + f"{speed}, {quality}; {search}",
                     "load": _load(peer)})
+    from .answer_scores import targets as answer_targets
+
+    for name, measured, goal, unit, at_least in answer_targets(sections.get("answers")):
+        out.append((_at_least if at_least else _at_most)(name, measured, goal, unit, _load(sections.get("answers"))))
     return out
 
 
@@ -174,7 +178,7 @@ def write(results: dict, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     sections = gather(results, folder)
     rows = targets(sections)
-    parts = ["# Reading Room benchmark\n", "## Targets (issue 4)\n", targets_markdown(rows), ""]
+    parts = ["# Reading Room benchmark\n", "## Targets (issues 4 and 12)\n", targets_markdown(rows), ""]
     q = sections.get("quality", {}).get("quality")
     if q:
         parts.append("## Quality (" + q.get("data", "") + ", split " + q.get("split", "") + ")\n")
@@ -243,6 +247,15 @@ def write(results: dict, folder: Path) -> Path:
         (folder / "peer.svg").write_text(bars("p50 latency (ms), embedding included",
                                               [(n, peer[n]["latency_ms"]["p50"]) for n in names], " ms"))
         parts.append("\n![peer](peer.svg)\n")
+    ans = sections.get("answers", {}).get("answers")
+    if ans:
+        from .answers import tables
+
+        parts.append("\n## Answers (issue 12)\n")
+        parts.append(_provenance(sections["answers"]))
+        parts.append(f"Sets {', '.join(ans.get('sets') or [])}" + (f", at most {ans['limit']} per set" if ans.get("limit") else "")
+                     + "; dev is what calibration saw, test is held out.\n")
+        parts.append(tables(ans) + "\n")
     path = folder / "report.md"
     path.write_text("\n".join(parts) + "\n")
     return path

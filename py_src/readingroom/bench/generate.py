@@ -1,0 +1,131 @@
+"""Generated answers for ``bench answers``: per transport, the time to the first token and to
+the whole answer, and how many generated sentences the citation check flags unsupported.
+
+Transports measured here:
+- ``sources_only``: no model; the quick answer is what the person reads, so its first token
+  is the quick answer itself. Its sentences (with their ``[n]``) go through the same check,
+  a sanity figure for the checker (verbatim sentences should pass).
+- ``server``: an OpenAI-compatible ``/v1/chat/completions`` server (``--llm URL``), sent
+  ``answer.messages`` exactly, streamed.
+- ``inpage``: the in-page model, through ``inpage_model(page, answers)`` (see there).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+
+from ..aio import run as run_sync
+from . import answer_scores as sc
+from .stats import load_average, summary
+
+MAX_TOKENS = 256
+
+
+def stream_chat(url: str, messages: list[dict], model: str | None = None, timeout: float = 600) -> dict:
+    """One streamed chat completion: the text, ms to the first content token, ms in all."""
+    body = {"messages": messages, "stream": True, "max_tokens": MAX_TOKENS, "temperature": 0}
+    if model:
+        body["model"] = model
+    req = urllib.request.Request(url.rstrip("/") + "/chat/completions", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    t0 = time.perf_counter()
+    first = None
+    parts: list[str] = []
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
+        for raw in resp:
+            line = raw.decode("utf-8", "replace").strip()
+            if not line.startswith("data:"):
+                continue
+            data = line[5:].strip()
+            if data == "[DONE]":
+                break
+            try:
+                delta = json.loads(data)["choices"][0].get("delta") or {}
+            except (ValueError, KeyError, IndexError):
+                continue
+            piece = delta.get("content") or ""
+            if piece:
+                if first is None:
+                    first = (time.perf_counter() - t0) * 1000
+                parts.append(piece)
+    total = (time.perf_counter() - t0) * 1000
+    return {"text": "".join(parts), "first_token_ms": first if first is not None else total, "total_ms": total}
+
+
+def checked(checks: list[dict]) -> dict:
+    sentences = sum(len(c["sentences"]) for c in checks)
+    unsupported = sum(c["unsupported"] for c in checks)
+    return {"answers": len(checks), "sentences": sentences, "unsupported": unsupported,
+            "unsupported_rate": round(100.0 * unsupported / sentences, 1) if sentences else None,
+            "invalid_citations": sum(len(c["invalid_citations"]) for c in checks)}
+
+
+def _transport(rows: list[dict], checks: list[dict], l0: list[float], l1: list[float]) -> dict:
+    return {"first_token_ms": summary([r["first_token_ms"] for r in rows]),
+            "total_ms": summary([r["total_ms"] for r in rows]),
+            "first_token_from_ask_ms": summary([r["ask_ms"] + r["first_token_ms"] for r in rows]),
+            "total_from_ask_ms": summary([r["ask_ms"] + r["total_ms"] for r in rows]),
+            **checked(checks), "load": [l0, l1]}
+
+
+def transports(lib, ask, items: list[dict], llm: str | None, model: str | None = None) -> dict:
+    """``sources_only`` always, ``server`` with ``llm``, over ``items`` (answerable questions)."""
+    out: dict = {}
+    asked = [ask(it["question"], []) for it in items]
+    l0 = load_average()
+    rows, checks = [], []
+    for a, ms in asked:
+        text = " ".join(f"{q['text']} [{q['n']}]" for q in a.get("quick") or [])
+        rows.append({"ask_ms": 0.0, "first_token_ms": ms, "total_ms": ms})
+        if text:
+            checks.append(run_sync(lib.check_answer(text, sc.passages(a))))
+    out["sources_only"] = _transport(rows, checks, l0, load_average())
+    if llm:
+        l0 = load_average()
+        rows, checks, errors = [], [], []
+        for a, ms in asked:
+            if not a.get("messages"):
+                continue
+            try:
+                g = stream_chat(llm, a["messages"], model)
+            except (OSError, urllib.error.URLError) as e:
+                errors.append(str(e))
+                continue
+            rows.append({"ask_ms": ms, **g})
+            checks.append(run_sync(lib.check_answer(g["text"], sc.passages(a))))
+        out["server"] = {"url": llm, "errors": errors, **(_transport(rows, checks, l0, load_average()) if rows else {})}
+    return out
+
+
+# The in-page model belongs to web/chat (the "inpage" work). This is the hook the bench
+# calls with the page: it times the model only where the page offers a timing entry point,
+#   window.readingroom.debug.timeChat(messages, {transport: "inpage"})
+#     -> {text, first_token_ms, total_ms, threads?}
+# and otherwise says that it was not measured. The answer's text is then checked in the
+# page with window.readingroom.checkAnswer, as the page itself would.
+_HAS_HOOK = "() => typeof window.readingroom?.debug?.timeChat === 'function'"
+_TIME = "(m) => window.readingroom.debug.timeChat(m, {transport: 'inpage'})"
+_CHECK = "([t, p]) => window.readingroom.checkAnswer(t, p)"
+
+
+def inpage_model(page, answers: list[dict]) -> dict:
+    """First-token and whole-answer time of the in-page model over ``answers`` (Answer JSON
+    from the page), with the page's isolation state; ``measured`` false when the page has no
+    timing hook yet."""
+    isolated = page.evaluate("() => self.crossOriginIsolated")
+    if not page.evaluate(_HAS_HOOK):
+        return {"measured": False, "cross_origin_isolated": isolated,
+                "why": "the page has no window.readingroom.debug.timeChat hook yet"}
+    rows, checks = [], []
+    l0 = load_average()
+    for a in answers:
+        if not a.get("messages"):
+            continue
+        g = page.evaluate(_TIME, a["messages"])
+        rows.append({"ask_ms": 0.0, **g})
+        checks.append(page.evaluate(_CHECK, [g.get("text") or "", sc.passages(a)]))
+    res = _transport(rows, checks, l0, load_average()) if rows else {}
+    return {"measured": bool(rows), "cross_origin_isolated": isolated, **res}
