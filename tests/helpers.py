@@ -1,9 +1,11 @@
 """Small helpers shared by the native tests."""
 
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCIFACT = ROOT.parent / "shared" / "datasets" / "scifact"
+# Beside the checkout in CI; a git worktree elsewhere names it in READINGROOM_SCIFACT.
+SCIFACT = Path(os.environ.get("READINGROOM_SCIFACT", ROOT.parent / "shared" / "datasets" / "scifact"))
 
 
 def run(coro):

@@ -5,6 +5,8 @@
 //   window.readingroom.addDocuments(input) input: [{name, text}] | FileList | File[] -> Python's report
 //                                          (plus `rejected_files` for files refused before Python)
 //   window.readingroom.query(text, opts)   -> the JSON Python's readingroom.worker.query returns
+//   window.readingroom.ask(question, {history, ...options}) -> Python's Answer.to_dict() (readingroom.ask)
+//   window.readingroom.checkAnswer(text, passages) -> Python's citation check of a generated answer
 //   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
 //   window.readingroom.deleteDocument(id)  -> Python's reply ({deleted, status})
 //   window.readingroom.documents()         -> Python's list of stored documents
@@ -486,6 +488,18 @@ async function query(text, options = {}) {
   return retrieval('query', { text: String(text ?? ''), options });
 }
 
+/** A question after earlier turns (`history`: questions or {question, answer, standalone_query}). */
+async function ask(question, { history = [], ...options } = {}) {
+  await ready;
+  return retrieval('ask', { question: String(question ?? ''), history, options });
+}
+
+/** Which sentences of a generated answer its cited passages ([{n, text}]) support. */
+async function checkAnswer(text, passages = []) {
+  await ready;
+  return retrieval('checkAnswer', { text: String(text ?? ''), passages });
+}
+
 async function deleteDocument(docId) {
   await ready;
   const out = await retrieval('deleteDocument', { docId });
@@ -596,7 +610,7 @@ async function neighbours(chunkId, before = 1, after = 1) {
 
 window.readingroom = Object.freeze({
   ready, addDocuments, query, status, deleteDocument, documents, embed, importIndex, cancelIngest, reindex,
-  neighbours, debug,
+  neighbours, debug, ask, checkAnswer,
 });
 mountChat(document.getElementById('chat-root'), window.readingroom);
 

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from .aio import run as run_sync
+from .ask_cli import add_parser as add_ask_parser
 from .errors import ReadingRoomError
 from .ingest import NewDocument, document_hash, prepare
 
@@ -290,6 +291,7 @@ def parser() -> argparse.ArgumentParser:
             s.add_argument("--json", action="store_true")
         else:
             s.add_argument("--budget", type=int, default=1200)
+    add_ask_parser(sub, _open)
     s = sub.add_parser("similar", help="chunks like a stored chunk")
     s.add_argument("chunk_id", type=int)
     s.add_argument("--k", type=int, default=8)

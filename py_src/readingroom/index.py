@@ -10,7 +10,7 @@ import json
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -19,7 +19,10 @@ from .chunking import CHUNKER_VERSION
 from .errors import ExtensionMissing, ModelMismatch, StorageError
 from .records import Chunk
 from .seams import Store
+from .bm25 import LexicalIndex
 from .vectors import MAX_MATRIX_BYTES, VectorMatrix
+
+T = TypeVar("T")
 
 
 UNFINISHED = "unfinished"  # meta key: names of the documents an add is still working on
@@ -62,7 +65,7 @@ class Index:
         self.store = store
         self.provenance = provenance
         self._writes = 0  # commits made through this Index; the vector matrix follows them
-        self._matrix: tuple[tuple, VectorMatrix | None] | None = None
+        self._kept: dict[str, tuple[tuple, object]] = {}  # what ``_keep`` holds, by name
         try:
             store.query(sql.EXTENSIONS)
         except StorageError as e:
@@ -205,21 +208,45 @@ class Index:
         rows = self.store.query(sql.GET_VECTOR, (chunk_id,))
         return np.frombuffer(rows[0][0], dtype=np.float32) if rows else None
 
+    def _keep(self, name: str, build: Callable[[], T]) -> T:
+        """``build()``, kept until the index changes: a commit here, or one by another
+        connection, which ``PRAGMA data_version`` reveals. The in-memory matrices of both
+        legs are kept this way."""
+        key = (self._writes, self.store.query(sql.DATA_VERSION)[0][0])
+        kept = self._kept.get(name)
+        if kept is not None and kept[0] == key:
+            return kept[1]  # type: ignore[return-value]
+        value = build()
+        self._kept[name] = (key, value)
+        return value
+
     def vector_matrix(self) -> VectorMatrix | None:
-        """Every stored vector as one normalised matrix, kept until the index changes (a
-        commit here, or one by another connection, which ``PRAGMA data_version`` reveals).
-        None when the index is too large to keep one or its vectors cannot be mixed."""
+        """Every stored vector as one normalised matrix (see ``_keep``). None when the index
+        is too large to keep one or its vectors cannot be mixed."""
         if self.mismatch:
             return None
-        key = (self._writes, self.store.query(sql.DATA_VERSION)[0][0])
-        if self._matrix is not None and self._matrix[0] == key:
-            return self._matrix[1]
+        return self._keep("vectors", self._build_matrix)
+
+    def _build_matrix(self) -> VectorMatrix | None:
         _, chunks = self.counts()
-        matrix = None
-        if chunks * self.provenance.dim * 4 <= MAX_MATRIX_BYTES:
-            matrix = self._read_matrix(chunks)
-        self._matrix = (key, matrix)
-        return matrix
+        if chunks * self.provenance.dim * 4 > MAX_MATRIX_BYTES:
+            return None
+        return self._read_matrix(chunks)
+
+    def lexical_index(self) -> LexicalIndex | None:
+        """Chunk lengths for the in-memory BM25 (bm25.py), whose postings fill as queries use
+        terms (see ``_keep``). None when the library is too large to keep them."""
+        return self._keep("lexical", self._build_lexical)
+
+    def _build_lexical(self) -> LexicalIndex | None:
+        _, chunks = self.counts()
+        if not LexicalIndex.fits(chunks):
+            return None
+        self.store.execute_script(sql.FTS_INSTANCES_TABLE)
+        ids, sizes = self.store.query(sql.FTS_SIZES)[0]
+        averages = self.store.query(sql.FTS_AVERAGES)
+        return LexicalIndex.from_fts5(ids, bytes.fromhex(sizes or ""), averages[0][0] if averages else b"",
+                                      sql.FTS_COLUMNS)
 
     def _read_matrix(self, expected: int) -> VectorMatrix:
         dim = self.provenance.dim

@@ -6,6 +6,7 @@ import os
 from typing import Callable, Sequence
 
 from . import bundle as _bundle, model_files, retrieve as _retrieve, sql
+from .ask import Answer, ask as _ask, check_answer as _check_answer
 from .bundle import Merged
 from ._compat import make_embedder, open_store
 from .chunking import ChunkSettings
@@ -54,6 +55,17 @@ class Library:
         opts = options if isinstance(options, Options) else Options.from_dict(options)
         return await _retrieve.retrieve(self.index, self.embedder, query, opts, cancelled)
 
+    async def ask(self, question: str, history: Sequence = (), options: Options | dict | None = None,
+                  cancelled: Callable[[], bool] = lambda: False) -> Answer:
+        """A question (after ``history``: earlier questions or turn dicts, oldest first) answered
+        from the documents: the quick answer, the sources and what a model would be sent."""
+        return await _ask(self.index, self.embedder, question, history, options, cancelled)
+
+    async def check_answer(self, answer_text: str, passages: Sequence[dict]) -> dict:
+        """A generated answer checked sentence by sentence against the ``[n]`` passages
+        (``[{"n", "text"}]``) it was written from."""
+        return await _check_answer(self.embedder, answer_text, passages)
+
     async def get_context(self, query: str, options: Options | dict | None = None) -> str:
         return _retrieve.get_context(await self.retrieve(query, options))
 
@@ -74,7 +86,9 @@ class Library:
         return _retrieve.neighbours(self.index, chunk_id, before, after)
 
     def warm(self) -> int:
-        """Load what the first query would otherwise load (the vector matrix); returns its rows."""
+        """Load what the first query would otherwise load (the vector matrix, the chunk
+        lengths of the in-memory BM25); returns the matrix's rows."""
+        self.index.lexical_index()
         m = self.index.vector_matrix()
         return len(m) if m is not None else 0
 

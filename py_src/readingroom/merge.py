@@ -8,7 +8,7 @@ two neighbours can be joined by character offsets with nothing repeated and noth
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from . import tokens
@@ -37,12 +37,57 @@ def _joinable(a: Hit, b: Hit) -> bool:
             and (b.chunk_index == a.chunk_index + 1 or b.start <= a.end))
 
 
-def _join_text(text: str, end: int, nxt: Hit) -> tuple[str, int]:
-    if nxt.start < end:  # overlap: append only what is new
-        if nxt.end <= end:
-            return text, end
-        return text + nxt.text[end - nxt.start:], nxt.end
-    return text + "\n\n" + nxt.text, nxt.end  # a whitespace gap between neighbours
+@dataclass(frozen=True)
+class Piece:
+    """Where a stretch of a span's text comes from: ``span.text[at:at + (end - start)]`` is
+    the document's ``[start, end)``, taken from chunk ``chunk_id``."""
+
+    at: int
+    start: int
+    end: int
+    chunk_id: int
+
+
+GAP = "\n\n"  # between neighbours that do not overlap: text the document does not have
+
+
+def pieces(run: Sequence[Hit]) -> list[Piece]:
+    """The pieces a run of neighbouring hits (in document order) joins into: an overlapping
+    neighbour adds only what is new; one after a gap adds ``GAP`` first."""
+    out: list[Piece] = []
+    at, end = 0, None
+    for h in run:
+        if end is None:
+            out.append(Piece(0, h.start, h.end, h.chunk_id))
+        elif h.start < end:
+            if h.end <= end:
+                continue
+            out.append(Piece(at, end, h.end, h.chunk_id))
+        else:
+            at += len(GAP)
+            out.append(Piece(at, h.start, h.end, h.chunk_id))
+        at += out[-1].end - out[-1].start
+        end = out[-1].end
+    return out
+
+
+def joined(run: Sequence[Hit]) -> str:
+    by_id = {h.chunk_id: h for h in run}
+    text = ""
+    for p in pieces(run):
+        h = by_id[p.chunk_id]
+        text += GAP * (p.at > len(text)) + h.text[p.start - h.start:p.end - h.start]
+    return text
+
+
+def to_document(ps: Sequence[Piece], at: int) -> tuple[int, int] | None:
+    """(document offset, chunk id) of span-text offset ``at`` (the piece it starts, or the
+    one it ends); None inside a ``GAP``."""
+    for strict in (True, False):
+        for p in ps:
+            if p.at <= at < p.at + (p.end - p.start) or (not strict and at == p.at + (p.end - p.start)):
+                return p.start + (at - p.at), p.chunk_id
+    return None
 
 
 def merge_adjacent(hits: Sequence[Hit]) -> list[Span]:
@@ -65,9 +110,7 @@ def merge_adjacent(hits: Sequence[Hit]) -> list[Span]:
 
 
 def _span(run: list[Hit]) -> Span:
-    text, end = run[0].text, run[0].end
-    for h in run[1:]:
-        text, end = _join_text(text, end, h)
+    text, end = joined(run), max(h.end for h in run)
     paths: list[tuple[str, ...]] = []
     for h in run:
         if h.heading_path not in paths:

@@ -151,7 +151,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     try:
         lex: list[tuple[int, float]] = []
         if options.mode != "vector":
-            lex = search.lexical_candidates(index.store, text, options.candidates, options.filters)
+            lex = search.lexical_candidates(index.store, text, options.candidates, options.filters,
+                                            index.lexical_index())
         clock.lap("lexical")
         qvec = None
         if pending is not None:

@@ -1,4 +1,5 @@
-"""Candidates from the two legs: vector KNN through ``vec0`` and BM25 through FTS5.
+"""Candidates from the two legs: vector KNN and BM25, in memory when the index keeps the
+matrices (vectors.py, bm25.py), else through ``vec0`` and FTS5.
 
 A filtered search must never come back short when enough matching chunks exist. When the
 filter leaves few chunks we compute exact distances over just those; otherwise we
@@ -14,6 +15,7 @@ import numpy as np
 
 from . import filters as filters_sql
 from . import sql
+from .bm25 import LexicalIndex, query_terms
 from .fts import match_expression
 from .records import Filters, Hit
 from .seams import Store
@@ -32,12 +34,7 @@ def vector_candidates(store: Store, qvec: np.ndarray, n: int, f: Filters,
     """``(chunk_id, cosine similarity)``, best first, at most ``n``. With the in-memory
     ``matrix`` the search is one mat-vec (a filter is a mask); without it, vec0's KNN."""
     if matrix is not None:
-        allowed = None
-        if f.active:
-            where, params = filters_sql.where(f)
-            allowed = np.array([r[0] for r in store.query(sql.ALLOWED.format(where=where), params)],
-                               dtype=np.int64)
-        return matrix.top(qvec, n, allowed)
+        return matrix.top(qvec, n, _allowed_ids(store, f))
     blob = _as_blob(qvec)
     if not f.active:
         rows = store.query(sql.KNN, (blob, min(n, VEC0_MAX_K)))
@@ -66,8 +63,23 @@ def vector_candidates(store: Store, qvec: np.ndarray, n: int, f: Filters,
     return [(int(r), 1.0 - float(d)) for r, d in rows]
 
 
-def lexical_candidates(store: Store, text: str, n: int, f: Filters) -> list[tuple[int, float]]:
-    """``(chunk_id, -bm25)``, best first, at most ``n``; empty when no word survives escaping."""
+def _allowed_ids(store: Store, f: Filters) -> np.ndarray | None:
+    """The chunk ids a filter allows (None: no filter), for the in-memory legs' masks."""
+    if not f.active:
+        return None
+    where, params = filters_sql.where(f)
+    return np.array([r[0] for r in store.query(sql.ALLOWED.format(where=where), params)], dtype=np.int64)
+
+
+def lexical_candidates(store: Store, text: str, n: int, f: Filters,
+                       lexicon: LexicalIndex | None = None) -> list[tuple[int, float]]:
+    """``(chunk_id, -bm25)``, best first, at most ``n``; empty when no word survives escaping.
+    With ``lexicon`` the ranking is computed in memory (bm25.py); FTS5 answers the queries
+    it cannot (a word that is not one plain token, a term too large to keep)."""
+    if lexicon is not None:
+        hits = _lexical_in_memory(store, lexicon, text, n, f)
+        if hits is not None:
+            return hits
     expr = match_expression(text)
     if expr is None:
         return []
@@ -79,6 +91,21 @@ def lexical_candidates(store: Store, text: str, n: int, f: Filters) -> list[tupl
     rows = json.loads(store.query(sql.FTS.format(filter=clause), (expr, *params, n))[0][0])
     rows.sort(key=lambda r: (r[1], r[0]))
     return [(int(r), -float(s)) for r, s in rows]
+
+
+def _lexical_in_memory(store: Store, lexicon: LexicalIndex, text: str, n: int,
+                       f: Filters) -> list[tuple[int, float]] | None:
+    words = query_terms(text)
+    if words is None:
+        return None
+    todo = lexicon.missing(words)
+    if todo:
+        for word in todo:
+            if not lexicon.add(word, store.query(sql.FTS_TERM_INSTANCES, (word,))[0][0]):
+                return None
+        if lexicon.missing(words):  # this query's own terms pushed each other out
+            return None
+    return lexicon.top(words, n, _allowed_ids(store, f))
 
 
 def hits_for(store: Store, ids: list[int]) -> dict[int, Hit]:

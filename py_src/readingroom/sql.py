@@ -165,15 +165,33 @@ LIMIT ?
 """
 # BM25 over chunk text and heading; bm25() is negative, smaller is better. The rows come
 # back as one JSON array of [rowid, rank] (see CHUNK_ROWS for why); the caller re-sorts.
+# The column weights are shared with the in-memory BM25 (bm25.py), which must agree.
+BM25_WEIGHTS = (1.0, 0.5)  # text, heading
 FTS = """
 SELECT json_group_array(json_array(rowid, rank)) FROM (
-    SELECT f.rowid AS rowid, bm25(chunks_fts, 1.0, 0.5) AS rank
+    SELECT f.rowid AS rowid, bm25(chunks_fts, %r, %r) AS rank
     FROM chunks_fts f
     WHERE chunks_fts MATCH ? {filter}
     ORDER BY rank, f.rowid
     LIMIT ?
 )
+""" % BM25_WEIGHTS
+# What the in-memory BM25 (bm25.py) is built from: FTS5's own index. The instance
+# vocabulary lists every occurrence of a term in (chunk, column, offset) order; it lives in
+# the temp schema, so creating it changes nothing in the library.
+FTS_INSTANCES_TABLE = """
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_instances
+USING fts5vocab(main, chunks_fts, instance)
 """
+# One term's occurrences as text, "chunk_id * 2 + column" (0 text, 1 heading) each.
+FTS_TERM_INSTANCES = """
+SELECT group_concat(doc * 2 + (col = 'heading'), ' ') FROM temp.chunks_fts_instances WHERE term = ?
+"""
+FTS_COLUMNS = 2
+# Tokens per column of every chunk (docsize's sz: one varint per column), and the
+# averages record (row count, then total tokens per column): bm25()'s D, N and avgdl.
+FTS_SIZES = "SELECT group_concat(id, ' '), group_concat(hex(sz), '') FROM chunks_fts_docsize"
+FTS_AVERAGES = "SELECT block FROM chunks_fts_data WHERE id = 1"
 # The chunks a filter allows; {where} is built by ``filters.where`` from fixed fragments.
 ALLOWED = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {where}"
 COUNT_ALLOWED = "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {where}"

@@ -80,12 +80,18 @@ class VectorMatrix:
             sims, ids = sims[keep], ids[keep]
             if len(ids) == 0:
                 return []
-        if n < len(sims):
-            part = np.argpartition(-sims, n - 1)[:n]
-            # argpartition splits ties at the n-th value arbitrarily: take every tie, then cut.
-            cut = sims[part].min()
-            part = np.flatnonzero(sims >= cut)
-        else:
-            part = np.arange(len(sims))
-        best = part[np.lexsort((ids[part], -sims[part]))][:n]
-        return [(int(ids[i]), float(sims[i])) for i in best]
+        return best_first(sims, ids, n)
+
+
+def best_first(values: np.ndarray, ids: np.ndarray, n: int) -> list[tuple[int, float]]:
+    """The ``n`` largest ``values`` as ``(id, value)``, largest first, ties broken by the
+    smaller id: one partial sort, not a full one. Shared by both in-memory legs."""
+    if n < len(values):
+        part = np.argpartition(-values, n - 1)[:n]
+        # argpartition splits ties at the n-th value arbitrarily: take every tie, then cut.
+        cut = values[part].min()
+        part = np.flatnonzero(values >= cut)
+    else:
+        part = np.arange(len(values))
+    best = part[np.lexsort((ids[part], -values[part]))][:n]
+    return [(int(ids[i]), float(values[i])) for i in best]

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from ._compat import report_progress
-from .errors import ReadingRoomError
+from .errors import BadInput, ReadingRoomError
 from .ingest import NewDocument
 from .library import Library
 
@@ -129,6 +129,37 @@ async def query(text: str, options_json: str = "{}", query_id: int = 0) -> str:
     except ReadingRoomError as e:
         return _error(e)
     return _dump(result.to_dict())
+
+
+async def ask(question: str, history_json: str = "[]", options_json: str = "{}", query_id: int = 0) -> str:
+    """Answer a question after the earlier turns in ``history_json`` (see ``Library.ask``);
+    shares ``query``'s ids, so a newer query or question makes this one stop early."""
+    global _latest_query
+    _latest_query = max(_latest_query, int(query_id))
+    try:
+        history = json.loads(history_json or "[]")
+        if not isinstance(history, list):
+            raise BadInput("history must be a list of earlier questions or turns")
+        answer = await _lib().ask(str(question), history, json.loads(options_json or "{}"),
+                                  cancelled=lambda: int(query_id) < _latest_query)
+    except ReadingRoomError as e:
+        return _error(e)
+    except json.JSONDecodeError as e:
+        return _error(BadInput(f"history or options are not valid JSON: {e}"))
+    return _dump(answer.to_dict())
+
+
+async def check_answer(text: str, passages_json: str = "[]") -> str:
+    """Check a generated answer's sentences against the ``[{"n", "text"}]`` passages."""
+    try:
+        passages = json.loads(passages_json or "[]")
+        if not isinstance(passages, list) or not all(isinstance(p, dict) for p in passages):
+            raise BadInput('passages must be a list of {"n", "text"}')
+        return _dump(await _lib().check_answer(str(text), passages))
+    except ReadingRoomError as e:
+        return _error(e)
+    except (json.JSONDecodeError, TypeError, ValueError) as e:
+        return _error(BadInput(f"passages are not valid: {e}"))
 
 
 def cancel_queries_before(query_id: int) -> None:

@@ -242,7 +242,7 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
   api = {};
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
     'cancel_ingest', 'cancel_queries_before', 'clear_unfinished', 'reindex', 'neighbours', 'warm',
-    'merge_bundle']) api[name] = mod[name];
+    'merge_bundle', 'ask', 'check_answer']) api[name] = mod[name];
   openConfig = JSON.stringify({ storage: store.storage, model });
   try {
     const status = await callPython('open', openConfig);
@@ -360,6 +360,14 @@ rpcServe(self, {
     if (api) api.cancel_queries_before(queryId);
     return serialized(() => callPython('query', String(text), JSON.stringify(options ?? {}), queryId))();
   },
+  // A question shares query's ids: a newer question or query stops it early.
+  ask: ({ question, history, options }) => {
+    const queryId = ++lastQueryId;
+    if (api) api.cancel_queries_before(queryId);
+    return serialized(() => callPython('ask', String(question), JSON.stringify(history ?? []),
+      JSON.stringify(options ?? {}), queryId))();
+  },
+  checkAnswer: serialized(({ text, passages }) => callPython('check_answer', String(text), JSON.stringify(passages ?? []))),
   documents: serialized(() => callPython('documents')),
   importIndex: serialized(importIndex),
   deleteDocument: serialized(({ docId }) => callPython('delete_document', Number(docId))),

@@ -1,0 +1,168 @@
+"""``ask``: a question (and the conversation before it) in, an answer a person can trust out.
+
+The orchestrator of the answer modules, and the only one of them that does I/O: it turns
+a follow-up into a standalone query (``followup``), retrieves, embeds the candidate
+sentences of the top passages in one batch, picks the quick answer (``answer``), decides
+whether the documents cover the question at all (``coverage``) and builds what a
+generative transport would be sent (``prompt``). ``check_answer`` checks a generated
+answer's citations (``citations``). Like retrieval, failures degrade into a ``reason``
+and a message a person can act on, never an exception.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from . import answer as _answer, citations, coverage, followup, merge, prompt, search
+from .errors import BadInput, Cancelled, EmbedderError
+from .fts import terms
+from .options import Options
+from .records import Hit, Span
+from .retrieve import RetrievalResult, retrieve
+from .seams import Embedder
+
+MESSAGES = {
+    "empty_query": "Type a question to ask your documents.",
+    "no_documents": "Add a document first.",
+    "not_covered": "Your documents do not seem to cover this.",
+    "model_mismatch": ("This library was indexed by another model, so answers match words only "
+                       "until it is re-indexed."),
+    "embed_failed": "The embedding model is not working, so answers match words only.",
+    "offline": "The embedding model could not be loaded offline, so answers match words only.",
+    "error": "The library could not be read.",
+}
+# Beside the retrieval Options: tokens of earlier turns sent to a model, and a standalone
+# query made elsewhere (a server model's rewrite) to search instead of followup's.
+ASK_OPTIONS = {"history_budget": prompt.HISTORY_BUDGET, "standalone_query": None}
+
+
+@dataclass
+class Answer:
+    question: str
+    standalone_query: str
+    retrieval: RetrievalResult
+    quick: list[_answer.Quick] = field(default_factory=list)
+    covered: bool = False
+    reason: str | None = None
+    message: str | None = None
+    messages: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        d = self.retrieval.to_dict()
+        d.pop("reason", None)
+        return {"question": self.question, "standalone_query": self.standalone_query,
+                "quick": [q.to_dict() for q in self.quick], "covered": self.covered,
+                "reason": self.reason, "message": self.message, **d, "messages": self.messages}
+
+
+def split_options(options: Options | dict | None) -> tuple[Options, dict]:
+    """Retrieval options and the ask-only ones (``ASK_OPTIONS``)."""
+    if isinstance(options, Options):
+        return options, dict(ASK_OPTIONS)
+    d = dict(options or {})
+    own = {k: d.pop(k) for k in list(d) if k in ASK_OPTIONS}
+    budget = own.get("history_budget", 0)
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
+        raise BadInput(f"history_budget must be a whole number of tokens, not {budget!r}")
+    if not isinstance(own.get("standalone_query") or "", str):
+        raise BadInput("standalone_query must be text")
+    return Options.from_dict(d), {**ASK_OPTIONS, **own}
+
+
+def _span_pieces(index, result: RetrievalResult, spans: Sequence[Span]) -> list[list[merge.Piece]]:
+    """How each span's text maps onto its document, from its chunks (the evidence holds
+    them; any it does not are read back)."""
+    hits: dict[int, Hit] = {h.chunk_id: h for h in result.evidence}
+    need = [c for s in spans for c in s.chunk_ids if c not in hits]
+    if need:
+        hits.update(search.hits_for(index.store, need))
+    out = []
+    for s in spans:
+        run = sorted((hits[c] for c in s.chunk_ids if c in hits), key=lambda h: (h.chunk_index, h.start))
+        out.append(merge.pieces(run) if len(run) == len(s.chunk_ids) else [])
+    return out
+
+
+async def ask(index, embedder: Embedder | None, question: str, history: Sequence[Any] = (),
+              options: Options | dict | None = None,
+              cancelled: Callable[[], bool] = lambda: False) -> Answer:
+    t0 = time.perf_counter()
+    ms: dict[str, float] = {}
+    since = [t0]
+
+    def lap(stage: str) -> None:
+        now = time.perf_counter()
+        ms[stage] = round((now - since[0]) * 1000, 3)
+        since[0] = now
+
+    opts, own = split_options(options)
+    q = " ".join(str(question or "").split())
+    turns = followup.turns(history)
+    given = " ".join((own["standalone_query"] or "").split())
+    standalone = (given or followup.standalone_query(q, turns)) if q else ""
+    lap("followup")
+    result = await retrieve(index, embedder, standalone, opts, cancelled)
+    lap("retrieve")
+    out = Answer(question=str(question or ""), standalone_query=standalone, retrieval=result,
+                 reason=result.reason)
+    if not q or result.reason in ("empty_query", "no_documents", "error"):
+        out.reason = "empty_query" if not q else result.reason
+        out.message = MESSAGES[out.reason]
+        return _done(out, ms, t0, None)
+    spans = result.packed.spans
+    cands = _answer.candidates(standalone, spans[:_answer.MAX_SPANS],
+                               _span_pieces(index, result, spans[:_answer.MAX_SPANS]))
+    lap("sentences")
+    qvec = vecs = None
+    if cands and embedder is not None and result.reason is None:
+        if cancelled():
+            raise Cancelled("a newer question replaced this one")
+        try:
+            got = await embedder.embed([standalone] + [c.text for c in cands])
+            qvec, vecs = got[0], got[1:]
+        except EmbedderError as e:
+            out.reason = e.kind
+    lap("embed")
+    score = _answer.scores(cands, qvec, vecs)
+    packed_ids = {c for s in spans for c in s.chunk_ids}
+    words = max((_answer.lexical_share(terms(standalone), s.text) for s in spans[:_answer.MAX_SPANS]),
+                default=0.0)
+    ev = coverage.Evidence(
+        passage_sim=coverage.passage_sim(result.evidence, packed_ids) if qvec is not None else None,
+        sentence_sim=(max(float(v @ qvec) for v in vecs) if vecs is not None and len(vecs) else None),
+        words=round(words, 4))
+    out.covered = bool(spans) and coverage.covered(ev)
+    out.quick = _answer.select(cands, score) if out.covered else []
+    if not out.covered and out.reason is None:
+        out.reason = "not_covered"
+    if out.reason:
+        out.message = MESSAGES.get(out.reason, MESSAGES["error"])
+        if out.reason != "not_covered" and not out.covered:
+            out.message += " " + MESSAGES["not_covered"]
+    out.messages = prompt.messages(q, result.to_dict()["context"], turns, own["history_budget"])
+    lap("select")
+    return _done(out, ms, t0, ev)
+
+
+def _done(out: Answer, ms: dict, t0: float, ev: coverage.Evidence | None) -> Answer:
+    ms["total"] = round((time.perf_counter() - t0) * 1000, 3)
+    out.retrieval.stats = {**out.retrieval.stats,
+                           "answer": {"timings_ms": ms, "coverage": ev.to_dict() if ev else None}}
+    return out
+
+
+async def check_answer(embedder: Embedder | None, answer_text: str, passages: Sequence[dict]) -> dict:
+    """The citation check of a generated answer against the passages it was given."""
+    p = citations.plan(str(answer_text or ""), list(passages or ()))
+    vecs = None
+    if p.texts and embedder is not None:
+        try:
+            vecs = await embedder.embed(p.texts)
+        except EmbedderError:
+            vecs = None
+    return citations.judge(p, vecs)
+
+
+__all__ = ["Answer", "ask", "check_answer", "MESSAGES"]

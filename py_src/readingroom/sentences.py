@@ -1,0 +1,233 @@
+"""Split text into sentences a reader can be shown on their own, with exact offsets.
+
+The quick answer quotes sentences verbatim and the citation check compares sentence by
+sentence, so both need units that are whole thoughts and offsets that point back into the
+text (``text[s.start:s.end] == s.text``). Plain "split at a full stop" fails on what
+documents are made of: code (``os.path.join``, indented or fenced blocks), abbreviations
+(e.g., i.e., etc., Mr.), version numbers (3.12), hard-wrapped lines, list items, headings
+and footnote marks (``stack.  [1]``). Each unit gets a ``kind`` so callers can skip the
+ones that are not prose (a heading or a code block is not an answer by itself).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PROSE, ITEM, HEADING, CODE = "prose", "item", "heading", "code"
+
+# Words that end in a full stop without ending the sentence (compared lower-cased, without
+# the final dot). "etc" is not here: "md, txt, etc. The rest" is two sentences.
+ABBREVIATIONS = frozenset(
+    """e.g i.e cf vs viz al approx incl resp esp fig figs eq eqs no nos vol pp p ch sec
+    mr mrs ms dr prof sr jr st mt inc ltd co corp dept univ jan feb mar apr jun jul aug sep
+    sept oct nov dec""".split()
+)
+
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_UNDERLINE = re.compile(r"^\s*([=*\-~^#+])\1{2,}\s*$")
+_ATX = re.compile(r"^ {0,3}#{1,6}\s")
+_BULLET = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)]|\(?[a-zA-Z0-9]{1,3}\))\s+\S")
+_BLANK = re.compile(r"\n[ \t]*\n")
+# A sentence end: . ! ? (or …), closing quotes/brackets, then footnote or citation marks
+# such as [1] or [1, 2] that belong to the sentence they follow.
+_END = re.compile(r"[.!?…]+[\"'”’)\]*_`]*(?:\s*\[\d+(?:\s*[,;]\s*\d+)*\])*(?=\s|$)")
+_CODE_CHARS = set("=(){}[]<>#@;:*|\\/_`")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    start: int
+    end: int
+    kind: str = PROSE
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _blocks(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, fenced) of each blank-line separated block; a fenced code block is one
+    block even when it holds blank lines."""
+    out: list[tuple[int, int, bool]] = []
+    pos, n = 0, len(text)
+    lines = text.splitlines(keepends=True)
+    i = 0
+    block_start = None
+    while i < len(lines):
+        line = lines[i]
+        if _FENCE.match(line):
+            if block_start is not None:
+                out.append((block_start, pos, False))
+                block_start = None
+            fence = _FENCE.match(line).group(1)
+            start = pos
+            pos += len(line)
+            i += 1
+            while i < len(lines):
+                pos += len(lines[i])
+                i += 1
+                if lines[i - 1].lstrip().startswith(fence):
+                    break
+            out.append((start, pos, True))
+            continue
+        if not line.strip():
+            if block_start is not None:
+                out.append((block_start, pos, False))
+                block_start = None
+        elif block_start is None:
+            block_start = pos
+        pos += len(line)
+        i += 1
+    if block_start is not None:
+        out.append((block_start, n, False))
+    return out
+
+
+def looks_like_code(block: str) -> bool:
+    """An indented block is code unless it reads like prose: words, a sentence end, few
+    code symbols (reference docs indent their prose under each signature)."""
+    lines = [ln for ln in block.splitlines() if ln.strip()]
+    if any(ln.lstrip().startswith((">>>", "... ", "$ ")) for ln in lines) or "::=" in block:
+        return True
+    flat = " ".join(block.split())
+    words = re.findall(r"[^\W\d_]{2,}", flat)
+    if len(words) < 4 or not re.search(r"[.!?:…][\"'”’)\]]*(?:\s*\[\d+\])?$", flat):
+        return True
+    symbols = sum(1 for c in flat if c in _CODE_CHARS)
+    return symbols / max(1, len(flat.replace(" ", ""))) > 0.08
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """Is the full stop at ``dot`` part of an abbreviation or an initial?"""
+    j = dot
+    while j > 0 and not text[j - 1].isspace() and text[j - 1] not in "([\"'“":
+        j -= 1
+    word = text[j:dot].lower()
+    if word in ABBREVIATIONS:
+        return True
+    return len(word) == 1 and word.isalpha() and text[j:dot].isupper()  # "J. Smith"
+
+
+def _starts_sentence(text: str, at: int, gap: str) -> bool:
+    """Could a new sentence start at ``at``? Capitals, digits, quotes and brackets can;
+    a lower-case word only after two spaces (a typewriter's sentence gap)."""
+    if at >= len(text):
+        return True
+    c = text[at]
+    if c.isupper() or c.isdigit() or c in "\"'“‘([*`_<-•":
+        return True
+    if not c.isalpha():
+        return True
+    if c.islower():
+        return "  " in gap and "\n" not in gap
+    return True  # scripts without case (CJK, Arabic, ...)
+
+
+def _prose(text: str, start: int, end: int, kind: str) -> list[Sentence]:
+    out: list[Sentence] = []
+    cur = start
+    for m in _END.finditer(text, start, end):
+        stop = m.end()
+        nxt = stop
+        while nxt < end and text[nxt].isspace():
+            nxt += 1
+        if nxt >= end:
+            break
+        if text[m.start()] == "." and m.end() - m.start() == 1 and _is_abbreviation(text, m.start()):
+            continue
+        if not _starts_sentence(text, nxt, text[stop:nxt]):
+            continue
+        s, e = _strip(text, cur, stop)
+        if s < e:
+            out.append(Sentence(text[s:e], s, e, kind))
+        cur = nxt
+    s, e = _strip(text, cur, end)
+    if s < e:
+        out.append(Sentence(text[s:e], s, e, kind))
+    # CJK full stops need no space after them.
+    return [p for s in out for p in _split_cjk(text, s)]
+
+
+def _split_cjk(text: str, s: Sentence) -> list[Sentence]:
+    if not any(c in s.text for c in "。！？"):
+        return [s]
+    out, cur = [], s.start
+    for m in re.finditer(r"[。！？]+[」』）]*", text[s.start:s.end]):
+        stop = s.start + m.end()
+        a, b = _strip(text, cur, stop)
+        if a < b:
+            out.append(Sentence(text[a:b], a, b, s.kind))
+        cur = stop
+    a, b = _strip(text, cur, s.end)
+    if a < b:
+        out.append(Sentence(text[a:b], a, b, s.kind))
+    return out
+
+
+def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    out, pos = [], start
+    for line in text[start:end].splitlines(keepends=True):
+        out.append((pos, pos + len(line.rstrip("\r\n"))))
+        pos += len(line)
+    return out
+
+
+def _block(text: str, start: int, end: int) -> list[Sentence]:
+    lines = _lines(text, start, end)
+    out: list[Sentence] = []
+    # Headings: a markdown "# ..." line, or a line underlined with === / *** / ---.
+    body: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines):
+        a, b = lines[i]
+        if _ATX.match(text[a:b]) or (i + 1 < len(lines) and _UNDERLINE.match(text[lines[i + 1][0]:lines[i + 1][1]])
+                                     and text[a:b].strip()):
+            s, e = _strip(text, a, b)
+            out.append(Sentence(text[s:e], s, e, HEADING))
+            i += 2 if not _ATX.match(text[a:b]) else 1
+            continue
+        if _UNDERLINE.match(text[a:b]):  # a rule, or an overline
+            i += 1
+            continue
+        body.append((a, b))
+        i += 1
+    if not body:
+        return out
+    a, b = body[0][0], body[-1][1]
+    chunk = text[a:b]
+    indented = all(text[x:y][:1] in (" ", "\t") for x, y in body)
+    if indented and looks_like_code(chunk):
+        s, e = _strip(text, a, b)
+        return out + [Sentence(text[s:e], s, e, CODE)]
+    # List items: each bullet starts a unit; its wrapped lines continue it.
+    starts = [x for x, y in body if _BULLET.match(text[x:y])]
+    if starts:
+        bounds = sorted(set([a] + starts)) + [b]
+        for x, y in zip(bounds, bounds[1:]):
+            kind = ITEM if x in starts else PROSE
+            out += _prose(text, x, y, kind)
+        return out
+    if len(body) == 1 and not re.search(r"[.!?:…。！？][\"'”’)\]]*(?:\s*\[\d+\])?\s*$", chunk):
+        s, e = _strip(text, a, b)
+        if len(chunk.split()) <= 12:  # a short line on its own: a label or signature
+            return out + [Sentence(text[s:e], s, e, HEADING)]
+    return out + _prose(text, a, b, PROSE)
+
+
+def split(text: str) -> list[Sentence]:
+    """Every sentence-like unit of ``text`` in order, with offsets into ``text``."""
+    out: list[Sentence] = []
+    for start, end, fenced in _blocks(text):
+        if fenced:
+            s, e = _strip(text, start, end)
+            if s < e:
+                out.append(Sentence(text[s:e], s, e, CODE))
+        else:
+            out += _block(text, start, end)
+    return out
