@@ -84,3 +84,55 @@ def test_an_unknown_set_on_the_command_line_names_the_choices(tmp_path):
     assert "faq" in proc.stderr and "answerable, followups, unanswerable, scifact" in proc.stderr
     assert not (tmp_path / "a.json").exists()
 
+
+LIMIT = 6
+
+
+def test_the_command_runs_natively_on_a_few_questions_of_every_set(tmp_path, model_dir):
+    import beir_fixture
+
+    proc, res = beir_fixture.run_bench(tmp_path, model_dir, "answers", "--native", "--limit", str(LIMIT), timeout=600)
+    native = res["answers"]["native"]
+    assert "browser" not in res["answers"]
+
+    def is_rate(r: dict, n: int):
+        assert r["n_all"] == n and r["n_dev"] + r["n_test"] == n
+        for s in ("all", "dev", "test"):
+            assert r[s] is None if r[f"n_{s}"] == 0 else 0 <= r[s] <= 100
+
+    for key in ("phrase", "cited_expected", "top3_expected", "covered"):
+        is_rate(native["answerable"][key], LIMIT)
+    for key in ("with_history", "alone", "phrase_with_history", "cited_with_history"):
+        is_rate(native["followups"][key], LIMIT)
+    is_rate(native["unanswerable"]["covered"], LIMIT)
+    ref = native["refusal"]["all"]
+    assert ref["answerable"] == ref["unanswerable"] == LIMIT
+    for k in ("precision", "recall"):
+        assert ref[k] is None or 0 <= ref[k] <= 100
+    # Every question asked once, in set order: answerable, (first, with history, alone) per pair, unanswerable.
+    recs = native["records"]
+    assert [r["id"] for r in recs["answerable"]] == [i["id"] for i in answers.load_set("answerable")[:LIMIT]]
+    assert [r["id"] for r in recs["followups_with_history"]] == [i["id"] for i in answers.load_set("followups")[:LIMIT]]
+    assert native["latency_ms"]["n"] == LIMIT * 5 and 0 < native["latency_ms"]["p50"] <= native["latency_ms"]["p95"]
+    assert native["chunks"] > 79  # the whole bundled corpus, every topic at least one chunk
+    # Follow-ups asked with the conversation search something other than the bare follow-up.
+    assert any(r["standalone_query"] != i["followup"]
+               for r, i in zip(recs["followups_with_history"], answers.load_set("followups")))
+    # The sources-only transport: first token is the quick answer; its sentences are checked.
+    so = native["transports"]["sources_only"]
+    assert so["first_token_ms"]["n"] == LIMIT and so["first_token_ms"]["p50"] > 0
+    assert so["answers"] <= LIMIT and 0 <= so["unsupported"] <= so["sentences"]
+    assert "server" not in native["transports"]
+    # SciFact claims over the fixture's corpus: four claims, each with one clearly right abstract.
+    sf = native["scifact"]
+    assert sf["cited_expected"]["n_all"] == 4 and 0 <= sf["cited_expected"]["all"] <= 100
+    assert sf["top3_expected"]["all"] == 100.0
+    for label in ("answer phrase in the quick answer", "expected topic cited by the quick answer",
+                  "expected topic in top-3 sources", "follow-up hit@3 with the conversation",
+                  "follow-up hit@3 asked alone", "refusal precision", "refusal recall",
+                  "SciFact claims: quick answer cites a qrels document", "quick answer (",
+                  "sources_only: first token from asking"):
+        assert label in proc.stdout, label
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "## Answers (issue 12)" in report and "refusal precision" in report
+    assert res["machine"]["load_average_at_start"] and res["answers"]["native"]["answerable"]["load"][0]
