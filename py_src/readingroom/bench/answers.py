@@ -53,10 +53,20 @@ def _limited(items: list, limit: int | None) -> list:
     return items[:limit] if limit else items
 
 
+WARMUP = 3  # questions asked first and not counted: model, caches and JIT warm, as for a person's second question
+
+
+def warm_up(ask: Asker) -> None:
+    for q in ("How do I warm up?", "What is a warm start?", "Is it warm yet?")[:WARMUP]:
+        ask(q, [])
+
+
 def evaluate(ask: Asker, sets: list[str], limit: int | None = None,
              log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> dict:
     """The figures for the Python-reference sets through one asker, with per-question records."""
     out: dict = {"records": {}}
+    if sets:
+        warm_up(ask)
     recs = out["records"]
     if "answerable" in sets:
         l0 = load()
@@ -106,6 +116,7 @@ def evaluate_scifact(ask: Asker, ds, limit: int | None = None) -> dict:
     """SciFact claims asked as questions; gold is the claim's qrels documents."""
     l0 = load()
     qids = _limited([q for q in ds.qrels if q in ds.queries], limit)
+    warm_up(ask)
     rs = []
     for q in qids:
         a, ms = ask(SCIFACT_QUESTION.format(claim=ds.queries[q]), [])
