@@ -136,3 +136,48 @@ def test_the_command_runs_natively_on_a_few_questions_of_every_set(tmp_path, mod
     report = (tmp_path / "report" / "report.md").read_text()
     assert "## Answers (issue 12)" in report and "refusal precision" in report
     assert res["machine"]["load_average_at_start"] and res["answers"]["native"]["answerable"]["load"][0]
+
+
+def test_a_server_transport_is_sent_the_answer_messages_and_its_sentences_are_checked(tmp_path, model_dir):
+    """``--llm`` against a stand-in OpenAI-compatible server on 127.0.0.1 (real HTTP, real
+    server-sent events) whose answer cites one real passage and one that does not exist."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import beir_fixture
+
+    received = []
+
+    class Chat(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - http.server's name
+            received.append((self.path, json.loads(self.rfile.read(int(self.headers["Content-Length"])))))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for piece in ("The saved exception is discarded [1].", " Penguins fly to the moon [9]."):
+                self.wfile.write(b"data: " + json.dumps({"choices": [{"delta": {"content": piece}}]}).encode() + b"\n\n")
+            self.wfile.write(b'data: {"choices": [{"delta": {}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n')
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Chat)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        proc, res = beir_fixture.run_bench(tmp_path, model_dir, "answers", "--native", "--set", "answerable",
+                                           "--limit", "2", "--llm", url, timeout=600)
+    finally:
+        server.shutdown()
+        server.server_close()
+    questions = [i["question"] for i in answers.load_set("answerable")[:2]]
+    assert [r[0] for r in received] == ["/v1/chat/completions"] * 2
+    for (_, body), q in zip(received, questions):
+        assert body["stream"] is True and body["messages"][0]["role"] == "system"
+        assert "[1]" in body["messages"][0]["content"] and body["messages"][-1] == {"role": "user", "content": q}
+    srv = res["answers"]["native"]["transports"]["server"]
+    assert srv["answers"] == 2 and srv["errors"] == [] and srv["sentences"] >= 4
+    assert srv["invalid_citations"] == 2 and 2 <= srv["unsupported"] <= srv["sentences"]
+    assert 0 < srv["first_token_ms"]["p50"] <= srv["total_ms"]["p50"]
+    assert "server: first token from asking" in proc.stdout and "scifact" not in res["answers"]["native"]

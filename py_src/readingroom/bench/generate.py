@@ -6,51 +6,29 @@ Transports measured here:
   is the quick answer itself. Its sentences (with their ``[n]``) go through the same check,
   a sanity figure for the checker (verbatim sentences should pass).
 - ``server``: an OpenAI-compatible ``/v1/chat/completions`` server (``--llm URL``), sent
-  ``answer.messages`` exactly, streamed.
+  ``answer.messages`` exactly, streamed by the CLI's own client (``readingroom.llm``).
 - ``inpage``: the in-page model, through ``inpage_model(page, answers)`` (see there).
 """
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.error
-import urllib.request
 
 from ..aio import run as run_sync
+from ..llm import LlmError, stream_chat
 from . import answer_scores as sc
 from .stats import load_average, summary
 
-MAX_TOKENS = 256
 
-
-def stream_chat(url: str, messages: list[dict], model: str | None = None, timeout: float = 600) -> dict:
-    """One streamed chat completion: the text, ms to the first content token, ms in all."""
-    body = {"messages": messages, "stream": True, "max_tokens": MAX_TOKENS, "temperature": 0}
-    if model:
-        body["model"] = model
-    req = urllib.request.Request(url.rstrip("/") + "/chat/completions", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
+def timed_chat(url: str, messages: list[dict], model: str | None = None) -> dict:
+    """One answer streamed by the CLI's own client: the text, ms to the first piece, ms in all."""
     t0 = time.perf_counter()
     first = None
     parts: list[str] = []
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        for raw in resp:
-            line = raw.decode("utf-8", "replace").strip()
-            if not line.startswith("data:"):
-                continue
-            data = line[5:].strip()
-            if data == "[DONE]":
-                break
-            try:
-                delta = json.loads(data)["choices"][0].get("delta") or {}
-            except (ValueError, KeyError, IndexError):
-                continue
-            piece = delta.get("content") or ""
-            if piece:
-                if first is None:
-                    first = (time.perf_counter() - t0) * 1000
-                parts.append(piece)
+    for piece in stream_chat(url, messages, model):
+        if first is None:
+            first = (time.perf_counter() - t0) * 1000
+        parts.append(piece)
     total = (time.perf_counter() - t0) * 1000
     return {"text": "".join(parts), "first_token_ms": first if first is not None else total, "total_ms": total}
 
@@ -90,8 +68,8 @@ def transports(lib, ask, items: list[dict], llm: str | None, model: str | None =
             if not a.get("messages"):
                 continue
             try:
-                g = stream_chat(llm, a["messages"], model)
-            except (OSError, urllib.error.URLError) as e:
+                g = timed_chat(llm, a["messages"], model)
+            except LlmError as e:
                 errors.append(str(e))
                 continue
             rows.append({"ask_ms": ms, **g})
