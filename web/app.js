@@ -430,6 +430,8 @@ function publicStatus(pythonStatus = {}) {
     offlineReady: state.offlineReady,
     version: state.version,
     embedder: state.embedder,
+    crossOriginIsolated: self.crossOriginIsolated === true,
+    embedThreads: state.embedder?.threads ?? null,
     ...(state.embedderError ? { embedderError: state.embedderError } : {}),
     embedderRestarts: embedding.restarts,
     storageNote: state.storageNote,

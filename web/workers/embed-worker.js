@@ -31,7 +31,13 @@ const wasm = env.backends.onnx.wasm;
 if (!wasm.wasmPaths || typeof wasm.wasmPaths !== 'object') wasm.wasmPaths = {};
 wasm.wasmPaths.mjs = new URL('ort-wasm-simd-threaded.mjs', vendor).href;
 wasm.wasmPaths.wasm = new URL('ort-wasm-simd-threaded.wasm', vendor).href;
-wasm.numThreads = 1; // threads need cross-origin isolation, which a static host may not give
+// Threads need SharedArrayBuffer, which only a cross-origin isolated page has (build.py serve and
+// sw.js send COOP/COEP). onnxruntime-web's own default is min(4, ceil(cores / 2)), one thread on
+// two cores, so the count is set: every core when isolated, else one (and status() says why).
+const isolated = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
+const threads = isolated ? Math.max(1, navigator.hardwareConcurrency || 1) : 1;
+const threadNote = isolated ? '' : 'this page is not cross-origin isolated, so the embedding model runs on one thread';
+wasm.numThreads = threads;
 
 function progress(event) {
   self.postMessage({ type: 'progress', stage: 'model', ...event });
@@ -138,7 +144,7 @@ async function countTokens({ texts }) {
 
 async function start() {
   const { loadMs } = await loaded;
-  return { model: MODEL, dim: DIM, maxTokens: MAX_TOKENS, loadMs };
+  return { model: MODEL, dim: DIM, maxTokens: MAX_TOKENS, loadMs, backend: 'wasm', threads, crossOriginIsolated: isolated, threadNote };
 }
 
 const portHandlers = { embed, countTokens };

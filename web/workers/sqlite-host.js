@@ -28,11 +28,17 @@ export async function loadSqlite() {
   // Imported here rather than statically, so the worker's own script runs (and starts Pyodide)
   // without waiting for this 760 kB module.
   const { default: sqlite3InitModule } = await import('./vendor/sqlite/sqlite3.mjs');
-  // The bootstrap also tries the other OPFS VFS, which needs SharedArrayBuffer, and warns that the
-  // server "must emit COOP/COEP headers". We use opfs-sahpool, which needs neither: drop that line.
+  // The bootstrap also tries the other OPFS VFS. Without SharedArrayBuffer it warns that the
+  // server "must emit COOP/COEP headers"; on a cross-origin isolated page it tries to start that
+  // VFS's proxy worker, which we do not ship (one 404), and logs an error. We use opfs-sahpool,
+  // which needs neither: drop those lines.
+  const theirs = (args) => /^(Ignoring inability to install OPFS|Error initializing OPFS asyncer)/.test(String(args[0]));
   globalThis.sqlite3ApiConfig = {
     warn: (...args) => {
-      if (!String(args[0]).startsWith('Ignoring inability to install OPFS')) console.warn(...args);
+      if (!theirs(args)) console.warn(...args);
+    },
+    error: (...args) => {
+      if (!theirs(args)) console.error(...args);
     },
   };
   const moduleArg = {

@@ -76,13 +76,32 @@ self.addEventListener('activate', (event) => {
   })());
 });
 
+// Cross-origin isolation (build.py ISOLATION_HEADERS): added to every response served here, so a
+// static host that sends no such headers still gives the page SharedArrayBuffer (wasm threads)
+// from the second visit on. A page opened with ?isolation=off is served without them (and without
+// those the server sent), which keeps the one-thread path reachable for tests and comparisons.
+const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
+function withIsolation(response, isolate) {
+  if (response.type === 'opaque' || response.type === 'opaqueredirect' || response.status === 0) return response;
+  const headers = new Headers(response.headers);
+  headers.set('Cross-Origin-Resource-Policy', 'same-origin');
+  for (const [name, value] of Object.entries(ISOLATION)) {
+    if (isolate) headers.set(name, value);
+    else headers.delete(name);
+  }
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
 self.addEventListener('fetch', (event) => {
   const { request } = event;
   if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
   event.respondWith((async () => {
     const cache = await caches.open(CACHE);
     const url = new URL(request.url);
-    const key = request.mode === 'navigate' && url.pathname.endsWith('/') ? scoped('./') : request;
-    return (await cache.match(key)) ?? fetch(request);
+    const navigate = request.mode === 'navigate';
+    const key = navigate && url.pathname.endsWith('/') ? scoped('./') : request;
+    const response = (await cache.match(key)) ?? (await fetch(request));
+    return withIsolation(response, !url.searchParams.getAll('isolation').includes('off'));
   })());
 });
