@@ -692,6 +692,8 @@ def install_test_dependencies() -> None:
         _run(env_apt + ["install", "-y", "-qq", "chromium"])
     _run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
           "-e", ".[native,test]"])
+    if shutil.which("pyenv"):  # pyenv's shims: without a rehash the new `readingroom` script is not on PATH
+        subprocess.run(["pyenv", "rehash"], cwd=ROOT)
     ensure_node_modules()
 
 

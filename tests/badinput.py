@@ -135,3 +135,10 @@ BAD_OPTIONS = [
     ({"mmr_lambda": 3}, "between 0 and 1"),
     ({"surprise": 1}, "unknown option"),
 ]
+
+# Library states every read must answer with a reason and a sentence, never an exception:
+# (case id, what was done to the library). Used natively and in the page.
+EMPTY_STATES = [
+    ("new", "nothing was ever added"),
+    ("emptied", "documents were added, then every one deleted"),
+]

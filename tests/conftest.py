@@ -4,6 +4,7 @@ fresh in-memory libraries on real SQLite with sqlite-vec."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -42,6 +43,21 @@ def library(embedder):
     lib = Library.open(":memory:", embedder=embedder)
     yield lib
     lib.close()
+
+
+@pytest.fixture
+def cli(tmp_path, model_dir):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir)}
+
+    def run(*args, cwd=tmp_path, check=True):
+        p = subprocess.run([sys.executable, "-m", "readingroom", *args], cwd=cwd, env=env,
+                           capture_output=True, text=True, timeout=300)
+        if check:
+            assert p.returncode == 0, p.stderr
+        return p
+
+    run.env = env
+    return run
 
 
 def pytest_collection_modifyitems(items):

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import apsw
 import pytest
@@ -24,21 +25,6 @@ def make_pdf(path, pages):
         pdf.add_page()
         pdf.multi_cell(0, 8, text)
     pdf.output(str(path))
-
-
-@pytest.fixture
-def cli(tmp_path, model_dir):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir)}
-
-    def run(*args, cwd=tmp_path, check=True):
-        p = subprocess.run([sys.executable, "-m", "readingroom", *args], cwd=cwd, env=env,
-                           capture_output=True, text=True, timeout=300)
-        if check:
-            assert p.returncode == 0, p.stderr
-        return p
-
-    run.env = env
-    return run
 
 
 @pytest.fixture
@@ -149,26 +135,20 @@ def test_a_model_mismatch_is_refused(cli, notes, tmp_path):
     assert "nothing to do" in cli("reindex").stdout
 
 
-def test_interrupted_indexing_leaves_a_consistent_index_and_can_be_rerun(cli, tmp_path):
+@pytest.mark.parametrize("moment", ["between", "during"])
+def test_interrupted_indexing_leaves_a_consistent_index_and_can_be_rerun(cli, tmp_path, moment):
+    """Killed (SIGKILL) between two files, or in the middle of one: whole documents only, and
+    `status` names every file the run had not indexed yet, not only the one in progress."""
     d = tmp_path / "many"
     d.mkdir()
-    for i in range(40):
-        (d / f"n{i:02}.txt").write_text(" ".join(f"Note {i} sentence {j} about topic {i}." for j in range(60)))
-    proc = subprocess.Popen([sys.executable, "-m", "readingroom", "index", str(d)], cwd=tmp_path,
-                            env=cli.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    names = [f"n{i:02}.txt" for i in range(12)]
+    for i, name in enumerate(names):
+        (d / name).write_text(" ".join(f"Note {i} sentence {j} about topic {i}." for j in range(60)))
+    stored = 5
+    p = subprocess.run([sys.executable, str(ROOT / "tests" / "kill_cli.py"), moment, str(stored),
+                        "index", str(d)], cwd=tmp_path, env=cli.env, capture_output=True, timeout=300)
+    assert p.returncode == -signal.SIGKILL, p.stderr
     index = tmp_path / ".readingroom" / "index.sqlite"
-    deadline = time.time() + 120
-    while time.time() < deadline:  # kill it once some documents are in, mid-run
-        time.sleep(0.5)
-        if index.exists():
-            try:
-                n = apsw.Connection(str(index)).execute("SELECT count(*) FROM documents").fetchall()[0][0]
-            except apsw.Error:
-                continue
-            if n >= 3:
-                break
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
     db = apsw.Connection(str(index))
     import sqlite_vec
 
@@ -177,12 +157,14 @@ def test_interrupted_indexing_leaves_a_consistent_index_and_can_be_rerun(cli, tm
     assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     docs, chunks, vecs = db.execute("SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), "
                                     "(SELECT count(*) FROM chunks_vec)").fetchall()[0]
-    assert 3 <= docs < 40 and chunks == vecs
+    assert docs == stored and chunks == vecs
     orphans = db.execute("SELECT count(*) FROM documents d WHERE NOT EXISTS "
                          "(SELECT 1 FROM chunks c WHERE c.doc_id = d.id)").fetchall()[0][0]
     assert orphans == 0  # no document without its chunks
     db.close()
-    status = cli("status").stdout
-    assert "did not finish indexing" in status and f"n{docs:02}.txt" in status  # the one it was on
+    s = json.loads(cli("status", "--json").stdout)
+    assert [Path(n).name for n in s["unfinished"]] == names[stored:]
+    assert "did not finish indexing" in cli("status").stdout
     out = cli("index", str(d)).stdout
-    assert f"{40 - docs} indexed, {docs} unchanged" in out
+    assert f"{len(names) - stored} indexed, {stored} unchanged" in out
+    assert json.loads(cli("status", "--json").stdout)["unfinished"] == []

@@ -297,7 +297,8 @@ export function mountChat(root, api) {
         retrievalInfo.textContent = cited.length
           ? `${cited.length} passage${cited.length === 1 ? '' : 's'} from your documents (${packed.tokens ?? '?'} of ${packed.budget ?? s.budget} tokens):`
           : 'No passage in your documents matches this question.';
-        if (result.reason && result.reason !== 'empty_query') retrievalInfo.textContent += ` (${result.reason.replace(/_/g, ' ')})`;
+        if (result.reason === 'no_documents') retrievalInfo.textContent = result.message;
+        else if (result.reason && result.reason !== 'empty_query') retrievalInfo.textContent += ` (${result.reason.replace(/_/g, ' ')})`;
         turn.dataset.state = 'generating';
       }
 

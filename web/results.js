@@ -91,7 +91,7 @@ export function showResults(result, onOpen = () => {}) {
   const terms = result?.stats?.terms ?? [];
   closeReader();
   if (!rows.length) {
-    summary.textContent = REASONS[result?.reason] ?? `No matching passages${result?.reason ? ` (${result.reason})` : ''}.`;
+    summary.textContent = result?.message ?? REASONS[result?.reason] ?? `No matching passages${result?.reason ? ` (${result.reason})` : ''}.`;
     list.replaceChildren();
     return;
   }

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from . import reasons
 from .aio import run as run_sync
 from .ask_cli import add_parser as add_ask_parser
 from .errors import ReadingRoomError
@@ -81,9 +82,13 @@ def cmd_index(args) -> int:
     added = unchanged = chunks = 0
     t0 = time.perf_counter()
     progress = _Progress(len(files), args.quiet)
+    names = [str(f.resolve()) for f in files]
     try:
-        for n, f in enumerate(files, start=1):
-            name = str(f.resolve())
+        # The whole run's to-do list is recorded before the first file and shrinks with each
+        # document's own transaction: a kill at any moment leaves `status` naming every file
+        # not yet indexed, not only the one in progress.
+        lib.index.set_unfinished(names)
+        for n, (f, name) in enumerate(zip(files, names), start=1):
             try:
                 before = f.stat()
                 data = f.read_bytes()
@@ -92,7 +97,7 @@ def cmd_index(args) -> int:
                 failures += 1
                 continue
             doc = NewDocument(name=name, data=data, doc_type=SUFFIXES.get(f.suffix.lower(), "txt"))
-            [outcome] = run_sync(lib.add([doc], progress=progress))
+            [outcome] = run_sync(lib.add([doc], progress=progress, then=names[n:]))
             after = f.stat() if f.exists() else None
             if after is None or (after.st_mtime_ns, after.st_size) != (before.st_mtime_ns, before.st_size):
                 print(f"\nerror: {f} changed while it was being indexed; run index again", file=sys.stderr)
@@ -105,6 +110,7 @@ def cmd_index(args) -> int:
             else:
                 added += 1
                 chunks += outcome.chunks
+        lib.index.set_unfinished([])  # the last file may have failed before its add
         pruned = _prune(lib) if args.prune else 0
     finally:
         lib.close()
@@ -121,6 +127,14 @@ def _prune(lib) -> int:
     for d in gone:
         lib.delete(d.id)
     return len(gone)
+
+
+def _say(reason: str | None) -> None:
+    """A read that came back empty for a reason: the sentence, and for an empty workspace
+    what to run next. Not an error (exit 0): the workspace is fine, only empty."""
+    print(reasons.message(reason))
+    if reason == reasons.NO_DOCUMENTS:
+        print("Index some files with: python3 -m readingroom index FILE_OR_FOLDER ...")
 
 
 def _filters(args) -> dict:
@@ -144,8 +158,11 @@ def cmd_search(args) -> int:
     if args.json:
         print(json.dumps(r.to_dict(), ensure_ascii=False, indent=1))
         return 0
+    if r.reason in (reasons.NO_DOCUMENTS, reasons.EMPTY_QUERY):
+        _say(r.reason)
+        return 0
     if r.reason:
-        print(f"note: {r.reason}", file=sys.stderr)
+        print(f"note: {r.to_dict()['message']}", file=sys.stderr)
     for i, s in enumerate(r.results, start=1):
         where = s.doc_name + (f" p.{s.page}" if s.page else "")
         head = " > ".join(s.heading_paths[0]) if s.heading_paths and s.heading_paths[0] else ""
@@ -159,9 +176,13 @@ def cmd_search(args) -> int:
 def cmd_recall(args) -> int:
     lib = _open(args.index)
     try:
-        print(run_sync(lib.get_context(args.query, {"budget": args.budget, "filters": _filters(args)})))
+        r = run_sync(lib.retrieve(args.query, {"budget": args.budget, "filters": _filters(args)}))
     finally:
         lib.close()
+    if r.reason in (reasons.NO_DOCUMENTS, reasons.EMPTY_QUERY):
+        _say(r.reason)
+    else:
+        print(r.to_dict()["context"])
     return 0
 
 
@@ -171,6 +192,9 @@ def cmd_similar(args) -> int:
         hits = lib.similar(args.chunk_id, args.k)
     finally:
         lib.close()
+    if hits.reason:
+        _say(hits.reason)
+        return 0
     if not hits:
         raise CliError(f"no chunk {args.chunk_id} in {args.index}")
     for h in hits:
@@ -203,6 +227,8 @@ def cmd_status(args) -> int:
     else:
         print(f"index: {args.index} ({s['size_bytes'] / 1e6:.1f} MB)\ndocuments: {s['documents']}\n"
               f"chunks: {s['chunks']}\nmodel: {s['model']['id']} ({s['model']['dim']}-d)")
+        if s["reason"]:
+            _say(s["reason"])
         if s["mismatch"]:
             print(f"model mismatch: {s['mismatch']} (run `readingroom reindex`)")
         if s["unfinished"]:
@@ -225,6 +251,8 @@ def cmd_reindex(args) -> int:
         seconds = time.perf_counter() - t0
         print(f"re-embedded {done.chunks} chunks of {done.documents} documents in {seconds:.1f} s "
               f"({done.chunks / max(seconds, 1e-9):.1f} chunks/s)")
+        if done.reason:
+            _say(done.reason)
     finally:
         lib.close()
     return 0

@@ -74,6 +74,7 @@ class Index:
         # Documents an earlier session began adding and did not finish (a closed tab, a
         # killed process): read once, so the page can name them after a reload.
         self.unfinished_at_open: list[str] = json.loads(self.stored_provenance.get(UNFINISHED, "[]"))
+        self._unfinished: list[str] | None = list(self.unfinished_at_open)  # the record now; None: unsure
         # A mismatch does not stop lexical search; it stops mixing vectors.
         self.mismatch: str | None = self._compare(self.stored_provenance)
 
@@ -109,6 +110,7 @@ class Index:
         try:
             yield
         except BaseException:
+            self._unfinished = None  # a record written in this transaction is undone with it
             try:
                 self.store.execute_script("ROLLBACK")
             except StorageError:
@@ -157,10 +159,14 @@ class Index:
         return doc_id
 
     def set_unfinished(self, names: Sequence[str]) -> None:
+        """Record the names still to do (no write when the record already says so)."""
+        if list(names) == self._unfinished:
+            return
         with self.transaction():
             self._record_unfinished(names)
 
     def _record_unfinished(self, names: Sequence[str]) -> None:
+        self._unfinished = list(names)
         if names:
             self.store.query(sql.SET_META, (UNFINISHED, json.dumps(list(names), ensure_ascii=False)))
         else:
@@ -184,6 +190,10 @@ class Index:
     def counts(self) -> tuple[int, int]:
         docs, chunks = self.store.query(sql.COUNTS)[0]
         return int(docs), int(chunks)
+
+    def is_empty(self) -> bool:
+        """No passage to search: a new library, or one whose documents were all deleted."""
+        return not self.store.query(sql.HAS_CHUNKS)[0][0]
 
     def replace_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> None:
         """Every chunk's vector at once, made by this app's model (see reindex.py): the

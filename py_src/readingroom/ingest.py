@@ -121,32 +121,40 @@ def prepare(doc: NewDocument, settings: ChunkSettings) -> tuple[str, str, list[C
 async def add_documents(index: Index, embedder: Embedder, docs: Sequence[NewDocument],
                         settings: ChunkSettings = ChunkSettings(),
                         progress: Callable[[dict], None] = lambda e: None,
-                        cancelled: Callable[[], bool] = lambda: False) -> list[Outcome]:
+                        cancelled: Callable[[], bool] = lambda: False,
+                        then: Sequence[str] = ()) -> list[Outcome]:
     """Add or replace each document; one bad document never stops the others.
 
     The names still to do are recorded in the index as the work goes (with each stored
     document, in its transaction), so if the process dies the next session can say which
-    files did not finish; a normal end, a cancel or an error clears the record."""
+    files did not finish. ``then`` names what the caller's larger run still has to do after
+    these documents (the CLI adds one file at a time): the record keeps them, so a kill
+    between two calls still names every file not yet done. A normal end, a cancel or an
+    error leaves the record at ``then`` (empty: cleared)."""
     outcomes: list[Outcome] = []
     names = [d.name for d in docs]
     if not names:
         return outcomes
-    index.set_unfinished(names)
+    then = list(then)
+    index.set_unfinished(names + then)
     try:
         for i, doc in enumerate(docs):
+            rest = names[i + 1 :] + then
             try:
                 outcome = await _add_one(index, embedder, doc, settings, progress, i, len(docs),
-                                         cancelled, names[i + 1 :])
+                                         cancelled, rest)
                 outcomes.append(outcome)
             except ReadingRoomError as e:
                 outcomes.append(Outcome(name=doc.name, status="error", error=e.to_dict()))
                 if e.kind == "cancelled":
                     break
+            if outcomes[-1].status != "added" and outcomes[-1].status != "replaced":
+                index.set_unfinished(rest)  # nothing stored, so no transaction recorded it
             progress({"event": "document", "done": i + 1, "total": len(docs), "name": doc.name,
                       "status": outcomes[-1].status})
     finally:
         try:
-            index.set_unfinished([])
+            index.set_unfinished(then)
         except ReadingRoomError:
             pass  # storage gone: the record stays and the next session reports it
     return outcomes

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Sequence
 
-from . import bundle as _bundle, model_files, retrieve as _retrieve, sql
+from . import bundle as _bundle, model_files, reasons, retrieve as _retrieve, sql
 from .ask import Answer, ask as _ask, check_answer as _check_answer
 from .bundle import Merged
 from ._compat import make_embedder, open_store
@@ -14,7 +14,6 @@ from .errors import ReadingRoomError
 from .index import Index, Provenance, StoredDocument
 from .ingest import NewDocument, Outcome, add_documents
 from .options import Options
-from .records import Hit
 from .reindex import Reindexed, reindex as _reindex
 from .retrieve import RetrievalResult
 from .seams import Embedder, Store
@@ -43,12 +42,16 @@ class Library:
 
     async def add(self, docs: Sequence[NewDocument],
                   progress: Callable[[dict], None] = lambda e: None,
-                  cancelled: Callable[[], bool] = lambda: False) -> list[Outcome]:
+                  cancelled: Callable[[], bool] = lambda: False,
+                  then: Sequence[str] = ()) -> list[Outcome]:
+        """Add or replace documents, each in its own transaction. ``then``: names a larger
+        run will add after these, kept in the record of unfinished work (see ingest.py)."""
         if self.embedder is None:
             from .errors import EmbedderError
 
             raise EmbedderError("no embedder: documents cannot be added")
-        return await add_documents(self.index, self.embedder, docs, self.chunking, progress, cancelled)
+        return await add_documents(self.index, self.embedder, docs, self.chunking, progress,
+                                   cancelled, then)
 
     async def retrieve(self, query: str, options: Options | dict | None = None,
                        cancelled: Callable[[], bool] = lambda: False) -> RetrievalResult:
@@ -69,7 +72,7 @@ class Library:
     async def get_context(self, query: str, options: Options | dict | None = None) -> str:
         return _retrieve.get_context(await self.retrieve(query, options))
 
-    def similar(self, chunk_id: int, k: int = 8) -> list[Hit]:
+    def similar(self, chunk_id: int, k: int = 8) -> reasons.Hits:
         return _retrieve.similar(self.index, chunk_id, k)
 
     async def reindex(self, progress: Callable[[dict], None] = lambda e: None,
@@ -81,7 +84,7 @@ class Library:
             raise EmbedderError("no embedder: the library cannot be re-indexed")
         return await _reindex(self.index, self.embedder, progress, cancelled)
 
-    def neighbours(self, chunk_id: int, before: int = 1, after: int = 1) -> list[Hit]:
+    def neighbours(self, chunk_id: int, before: int = 1, after: int = 1) -> reasons.Hits:
         """A chunk with the chunks around it in its document, in order: its context."""
         return _retrieve.neighbours(self.index, chunk_id, before, after)
 
@@ -121,7 +124,10 @@ class Library:
         except ReadingRoomError as e:
             return {"error": e.to_dict()}
         meta = self.index.stored_provenance
+        reason = reasons.NO_DOCUMENTS if chunks == 0 else None
         return {
+            "reason": reason,
+            "message": reasons.message(reason),
             "documents": docs,
             "chunks": chunks,
             "model": {"id": meta.get("model_id"), "dim": int(meta.get("dim", 0))},

@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import sql
+from . import reasons, sql
 from .chunking import embedding_text
 from .errors import BadInput, Cancelled
 from .index import Index
@@ -31,9 +31,10 @@ BATCH = 32
 class Reindexed:
     documents: int
     chunks: int
+    reason: str | None = None  # no_documents: nothing to re-embed (the provenance is updated)
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        return {**self.__dict__, "message": reasons.message(self.reason)}
 
 
 async def reindex(index: Index, embedder: Embedder,
@@ -67,4 +68,5 @@ async def reindex(index: Index, embedder: Embedder,
         progress({"event": "document", "done": d, "total": len(by_doc), "name": name, "status": "reindexed"})
     flat = np.concatenate(vectors) if vectors else np.zeros((0, embedder.dim), np.float32)
     index.replace_vectors(ids, flat)
-    return Reindexed(documents=len(by_doc), chunks=len(ids))
+    return Reindexed(documents=len(by_doc), chunks=len(ids),
+                     reason=None if ids else reasons.NO_DOCUMENTS)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 
-from . import fuse, merge, pack, rerank, search, sql
+from . import fuse, merge, pack, reasons, rerank, search, sql
 from .errors import Cancelled, EmbedderError, StorageError
 from .fts import terms
 from .index import Index
@@ -62,6 +62,7 @@ class RetrievalResult:
                           for n, s in enumerate(self.packed.spans, start=1)],
             "context": pack.context_text(self.packed),
             "reason": self.reason,
+            "message": reasons.message(self.reason, self.stats.get("error")),
             "stats": self.stats,
         }
 
@@ -130,7 +131,14 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     clock = _Clock()
     text = " ".join(query.split())
     if not text:
-        return RetrievalResult(query=query, reason="empty_query", stats={"timings_ms": clock.total()})
+        return RetrievalResult(query=query, reason=reasons.EMPTY_QUERY, stats={"timings_ms": clock.total()})
+    try:
+        if index.is_empty():  # nothing to search: say so rather than search nothing
+            return RetrievalResult(query=query, reason=reasons.NO_DOCUMENTS,
+                                   stats={"timings_ms": clock.total(), "options": options.to_dict()})
+    except StorageError as e:
+        return RetrievalResult(query=query, reason=reasons.ERROR,
+                               stats={"error": str(e), "timings_ms": clock.total()})
     truncated = len(text) > MAX_QUERY_CHARS
     text = text[:MAX_QUERY_CHARS]
     reason = None
@@ -143,9 +151,9 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     pending = None
     if options.mode != "lexical":
         if index.mismatch:
-            reason = "model_mismatch"
+            reason = reasons.MODEL_MISMATCH
         elif embedder is None:
-            reason = "embed_failed"
+            reason = reasons.EMBED_FAILED
         else:
             pending = embedder.embed([text])
     try:
@@ -178,7 +186,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     except StorageError as e:
         if pending is not None and hasattr(pending, "close"):
             pending.close()  # never awaited: say so to the coroutine rather than leak a warning
-        return RetrievalResult(query=query, reason="error",
+        return RetrievalResult(query=query, reason=reasons.ERROR,
                                stats={"error": str(e), "timings_ms": clock.total()})
 
     if options.fusion == "rrf":
@@ -240,25 +248,30 @@ def get_context(result: RetrievalResult) -> str:
     return pack.context_text(result.packed)
 
 
-def similar(index: Index, chunk_id: int, k: int = 8) -> list[Hit]:
-    """Chunks nearest to a stored chunk, excluding the chunk itself."""
+def similar(index: Index, chunk_id: int, k: int = 8) -> reasons.Hits:
+    """Chunks nearest to a stored chunk, excluding the chunk itself; in an empty library,
+    none, with reason ``no_documents``."""
+    if index.is_empty():
+        return reasons.Hits(reason=reasons.NO_DOCUMENTS)
     vec = index.vector(chunk_id)
     if vec is None:
-        return []
+        return reasons.Hits()
     near = [(c, s) for c, s in search.vector_candidates(index.store, vec, k + 1, Filters(),
                                                                 index.vector_matrix())
             if c != chunk_id][:k]
     bases = search.hits_for(index.store, [c for c, _ in near])
-    return [replace(bases[c], vector_rank=i, vector_sim=s, score=s)
-            for i, (c, s) in enumerate(near, start=1) if c in bases]
+    return reasons.Hits(replace(bases[c], vector_rank=i, vector_sim=s, score=s)
+                        for i, (c, s) in enumerate(near, start=1) if c in bases)
 
 
-def neighbours(index: Index, chunk_id: int, before: int = 1, after: int = 1) -> list[Hit]:
+def neighbours(index: Index, chunk_id: int, before: int = 1, after: int = 1) -> reasons.Hits:
     """The chunk and up to ``before``/``after`` chunks on each side of it, in document order."""
+    if index.is_empty():
+        return reasons.Hits(reason=reasons.NO_DOCUMENTS)
     rows = index.store.query(sql.NEIGHBOUR_IDS, (chunk_id, max(0, before), max(0, after)))
     ids = [int(r[0]) for r in rows]
     bases = search.hits_for(index.store, ids)
-    return [bases[c] for c in ids if c in bases]
+    return reasons.Hits(bases[c] for c in ids if c in bases)
 
 
 __all__ = ["RetrievalResult", "DocumentCandidate", "retrieve", "get_context", "similar"]

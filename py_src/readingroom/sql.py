@@ -110,6 +110,8 @@ SELECT d.id, d.name, d.doc_type, d.size, d.added_at, d.content_hash,
 FROM documents d ORDER BY d.name
 """
 COUNTS = "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)"
+# O(1), unlike COUNTS: asked before every search, so an empty library is told apart cheaply.
+HAS_CHUNKS = "SELECT EXISTS (SELECT 1 FROM chunks)"
 
 # -- chunks ------------------------------------------------------------------------------
 INSERT_CHUNK = """

@@ -86,7 +86,8 @@ async def neighbours(chunk_id: int, before: int = 1, after: int = 1) -> str:
         hits = _lib().neighbours(int(chunk_id), int(before), int(after))
     except ReadingRoomError as e:
         return _error(e)
-    return _dump({"chunk_id": int(chunk_id), "chunks": [h.to_dict() for h in hits]})
+    return _dump({"chunk_id": int(chunk_id), "chunks": [h.to_dict() for h in hits],
+                  "reason": hits.reason, "message": hits.message})
 
 
 async def warm() -> str:

@@ -117,3 +117,26 @@ def test_bad_options_are_typed_errors_in_the_page(seeded):
         r = seeded.evaluate("(o) => window.readingroom.query('tea', o)", options)
         assert r.get("error", {}).get("type") == "bad_input", (options, r)
         assert message in r["error"]["message"], (options, r)
+
+
+def test_an_empty_and_an_emptied_library_in_the_page_say_add_a_document(page):
+    """The page's library with nothing in it, then with every document deleted: searches and
+    a passage's context answer with reason no_documents and the sentence, never an error."""
+    for state, _ in badinput.EMPTY_STATES:
+        if state == "emptied":
+            added = page.evaluate("(docs) => window.readingroom.addDocuments(docs)", SEED)
+            for d in added["documents"]:
+                page.evaluate("(id) => window.readingroom.deleteDocument(id)", d["doc_id"])
+        status = page.evaluate("() => window.readingroom.status()")
+        assert (status["documents"], status["chunks"], status["reason"]) == (0, 0, "no_documents"), state
+        for mode in ("hybrid", "vector", "lexical"):
+            r = page.evaluate("(m) => window.readingroom.query('green tea', {mode: m})", mode)
+            assert "error" not in r, (state, r)
+            assert r["reason"] == "no_documents" and r["results"] == [], (state, mode)
+            assert r["message"].startswith("Add a document first"), (state, r["message"])
+        n = page.evaluate("() => window.readingroom.neighbours(1, 2, 2)")
+        assert n["chunks"] == [] and n["reason"] == "no_documents", (state, n)
+        page.fill("#query", "green tea")
+        page.press("#query", "Enter")
+        wait_until(page, "() => (document.body.innerText || '').includes('Add a document first')", 60)
+        screenshot(page, f"empty-library-{state}")
