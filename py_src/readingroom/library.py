@@ -25,6 +25,7 @@ class Library:
         self.index = index
         self.embedder = embedder
         self.chunking = chunking
+        self.merging = False  # a bundled set is being read in (the browser's worker says so)
 
     @classmethod
     def open(cls, path: str | os.PathLike = ":memory:", *, model_dir: str | None = None,
@@ -125,8 +126,11 @@ class Library:
             return {"error": e.to_dict()}
         meta = self.index.stored_provenance
         reason = reasons.NO_DOCUMENTS if chunks == 0 else None
+        if self.merging:
+            reason = reasons.MERGING
         return {
             "reason": reason,
+            "merging": self.merging,
             "message": reasons.message(reason),
             "documents": docs,
             "chunks": chunks,

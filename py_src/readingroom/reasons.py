@@ -9,6 +9,7 @@ from __future__ import annotations
 
 EMPTY_QUERY = "empty_query"
 NO_DOCUMENTS = "no_documents"
+MERGING = "merging"  # the bundled set is being copied in: reads wait for it, status says so
 MODEL_MISMATCH = "model_mismatch"
 EMBED_FAILED = "embed_failed"
 OFFLINE = "offline"
@@ -17,6 +18,7 @@ ERROR = "error"
 MESSAGES = {
     EMPTY_QUERY: "Type a question first.",
     NO_DOCUMENTS: "Add a document first: this library has no documents yet.",
+    MERGING: "The bundled documents are still being added; you can ask about them in a moment.",
     MODEL_MISMATCH: "This library was indexed by another model, so these results match words only; "
                     "re-index it to search by meaning.",
     EMBED_FAILED: "The embedding model is not available, so these results match words only.",

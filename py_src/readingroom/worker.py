@@ -108,6 +108,12 @@ async def merge_bundle(schema: str, version: str) -> str:
     return _dump({"merged": merged.to_dict(), "status": _lib().status()})
 
 
+def set_merging(on: bool) -> None:
+    """The page is reading a bundled set in (on) or has finished or failed (off). Reads wait
+    for the merge in the worker's queue; status does not, and says so meanwhile."""
+    _lib().merging = bool(on)
+
+
 async def clear_unfinished() -> str:
     _lib().clear_unfinished()
     return _dump(_lib().status())

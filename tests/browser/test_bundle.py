@@ -26,11 +26,28 @@ def test_the_demo_library_answers_on_first_visit(browser, tmp_path, guard):
             value: bar.hasAttribute('value') ? bar.value : null}))
             .observe(box, {attributes: true, subtree: true, childList: true, characterData: true});
     });""")
+    held = []  # the bundle's requests, held until the page has been seen saying it is merging
+
+    def hold(route):
+        held.append(route)
+
+    ctx.route("**/bundled/index.sqlite", hold)
     try:
         page = ctx.new_page()
         page.goto(site + "/")
         wait_ready(page)
+        wait_until(page, "async () => (await window.readingroom.status()).merging", 120)
+        status = page.evaluate("() => window.readingroom.status()")
+        assert (status["documents"], status["reason"]) == (0, "merging")
+        assert status["message"].startswith("The bundled documents are still being added")
+        assert held, "the bundle's request was not held"
+        page.evaluate("() => { window.__early = window.readingroom.query('how do I catch an exception'); }")
+        for route in held:
+            route.fallback()  # on to the origin guard, and the server
+        ctx.unroute("**/bundled/index.sqlite", hold)
         wait_until(page, "async () => (await window.readingroom.status()).documents > 0", 120)
+        early = page.evaluate("() => window.__early")  # asked mid-merge: answered once it was in
+        assert early["reason"] is None and early["results"][0]["doc_name"].startswith("python-reference/")
         status = page.evaluate("() => window.readingroom.status()")
         assert status["documents"] == 79 and status["mismatch"] is None
         # The bundle's bytes filled a real <progress> bar, which went away once it was open.

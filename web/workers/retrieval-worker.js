@@ -242,7 +242,7 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
   api = {};
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
     'cancel_ingest', 'cancel_queries_before', 'clear_unfinished', 'reindex', 'neighbours', 'warm',
-    'merge_bundle', 'ask', 'check_answer']) api[name] = mod[name];
+    'merge_bundle', 'ask', 'check_answer', 'set_merging']) api[name] = mod[name];
   openConfig = JSON.stringify({ storage: store.storage, model });
   try {
     const status = await callPython('open', openConfig);
@@ -308,16 +308,21 @@ async function importIndex(msg) {
  */
 async function mergeBundle(msg) {
   if (!api) throw Object.assign(new Error('Reading Room is still starting'), { type: 'not_ready' });
-  const source = await importSource(msg);
-  const bytes = await readBytes(source, (n) => progress('import', { phase: 'reading', bytes: n, total: source.total }));
-  progress('import', { phase: 'checking', total: bytes.byteLength });
-  attachBytes(store, 'bundle', bytes);
+  api.set_merging(true); // status says "merging" until the bundled set is in, or failed
   try {
-    progress('import', { phase: 'opening' });
-    const out = await callPython('merge_bundle', 'bundle', String(msg.version));
-    return out.error ? out : { ...out, status: { ...out.status, ...storageInfo() } };
+    const source = await importSource(msg);
+    const bytes = await readBytes(source, (n) => progress('import', { phase: 'reading', bytes: n, total: source.total }));
+    progress('import', { phase: 'checking', total: bytes.byteLength });
+    attachBytes(store, 'bundle', bytes);
+    try {
+      progress('import', { phase: 'opening' });
+      const out = await callPython('merge_bundle', 'bundle', String(msg.version));
+      return out.error ? out : { ...out, status: { ...out.status, ...storageInfo() } };
+    } finally {
+      detachSchema(store, 'bundle');
+    }
   } finally {
-    detachSchema(store, 'bundle');
+    api.set_merging(false);
   }
 }
 
