@@ -67,3 +67,17 @@ def test_cli_on_an_empty_workspace_says_add_a_document_and_exits_0(cli, command)
         assert json.loads(p.stdout)["reason"] == NO_DOCUMENTS
     else:
         assert "Add a document first" in p.stdout
+
+
+@pytest.mark.parametrize("state", [s for s, _ in badinput.EMPTY_STATES])
+def test_ask_in_an_empty_library_says_add_a_document(library, state):
+    lib = make_state(library, state)
+    d = run(lib.ask("what is green tea?", history=["and black tea?"])).to_dict()
+    assert (d["reason"], d["quick"], d["results"]) == (NO_DOCUMENTS, [], [])
+    assert d["message"].startswith("Add a document first")
+
+
+def test_the_answer_carries_its_own_sentence_not_retrievals(library):
+    run(library.add([NewDocument("a.md", text="# Tea\n\nGreen tea is steamed; black tea is oxidised.")]))
+    d = run(library.ask("How do I change a bicycle tyre?")).to_dict()
+    assert d["reason"] == "not_covered" and d["message"] and d["quick"] == []

@@ -52,6 +52,7 @@ class Answer:
     def to_dict(self) -> dict:
         d = self.retrieval.to_dict()
         d.pop("reason", None)
+        d.pop("message", None)  # the answer's own message, not retrieval's
         return {"question": self.question, "standalone_query": self.standalone_query,
                 "quick": [q.to_dict() for q in self.quick], "covered": self.covered,
                 "reason": self.reason, "message": self.message, **d, "messages": self.messages}
