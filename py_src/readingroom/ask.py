@@ -126,7 +126,7 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
         except EmbedderError as e:
             out.reason = e.kind
     lap("embed")
-    score = _answer.scores(cands, qvec, vecs)
+    score = _answer.scores(standalone, cands, qvec, vecs)
     packed_ids = {c for s in spans for c in s.chunk_ids}
     words = max((_answer.lexical_share(terms(standalone), s.text) for s in spans[:_answer.MAX_SPANS]),
                 default=0.0)
@@ -150,7 +150,9 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
 def _done(out: Answer, ms: dict, t0: float, ev: coverage.Evidence | None) -> Answer:
     ms["total"] = round((time.perf_counter() - t0) * 1000, 3)
     out.retrieval.stats = {**out.retrieval.stats,
-                           "answer": {"timings_ms": ms, "coverage": ev.to_dict() if ev else None}}
+                           "answer": {"timings_ms": ms, "coverage": (
+                               {**ev.to_dict(), "score": coverage.score(ev), "bar": coverage.BAR}
+                               if ev else None)}}
     return out
 
 

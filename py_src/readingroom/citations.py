@@ -6,9 +6,14 @@ documents and which do not. Each sentence's citations are parsed (``[1]``, ``[1,
 ``[1][2]``, ``[1-3]``; a number that is not a passage is ``missing`` and never a link; an
 unclosed ``[2`` is plain text), and the sentence is compared with the sentences of the
 passages it cites by embedding similarity: supported when its best match clears a bar
-calibrated on sentences taken or paraphrased from a passage against sentences of other
-passages (see tests/test_citations.py). A sentence that cites nothing is unsupported
-unless it makes no claim ("In short:", "The documents do not say.").
+calibrated on hand-written pairs over the bundled Python reference
+(tests/citation_pairs.py): 18 paraphrases of a passage's sentence scored 0.715-0.979
+against it, the same paraphrases against 302 passages of other topics 0.32 at the median,
+0.644 at the 99th percentile; 0.65 sits between the two. Claims on the passage's own topic
+that it does not make (16 written for it) score 0.33-0.77, so only 10 of 16 are caught:
+embedding similarity tells "about this" from "about something else", not true from false.
+A sentence that cites nothing is unsupported unless it makes no claim ("In short:", "The
+documents do not say.").
 
 Pure: ``plan`` says what to embed, the caller embeds it in one batch, ``judge`` decides.
 """
@@ -24,7 +29,7 @@ import numpy as np
 from . import sentences
 from .fts import STOPWORDS, terms
 
-SUPPORT_THRESHOLD = 0.62  # see tests/test_citations.py for the calibration pairs
+SUPPORT_THRESHOLD = 0.65  # calibrated on tests/citation_pairs.py: see the module docstring
 MAX_ANSWER_SENTENCES = 60
 MAX_PASSAGE_SENTENCES = 40  # per cited passage
 MAX_TEXTS = 256  # one embedding batch, whatever the model wrote

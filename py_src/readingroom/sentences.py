@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-PROSE, ITEM, HEADING, CODE = "prose", "item", "heading", "code"
+PROSE, ITEM, HEADING, CODE, TABLE = "prose", "item", "heading", "code", "table"
 
 # Words that end in a full stop without ending the sentence (compared lower-cased, without
 # the final dot). "etc" is not here: "md, txt, etc. The rest" is two sentences.
@@ -201,6 +201,10 @@ def _block(text: str, start: int, end: int) -> list[Sentence]:
         return out
     a, b = body[0][0], body[-1][1]
     chunk = text[a:b]
+    rows = sum(1 for x, y in body if text[x:y].count("|") >= 2 or text[x:y].lstrip().startswith(("+-", "+=", "|")))
+    if rows * 2 >= len(body) and rows:  # a text table: its cells are not sentences
+        s, e = _strip(text, a, b)
+        return out + [Sentence(text[s:e], s, e, TABLE)]
     indented = all(text[x:y][:1] in (" ", "\t") for x, y in body)
     if indented and looks_like_code(chunk):
         s, e = _strip(text, a, b)
