@@ -39,6 +39,9 @@ _REFUSAL = re.compile(
     r"\b(?:documents?|sources?|passages?|context|text)\b.{0,40}\b(?:do(?:es)?\s+not|don't|doesn't|"
     r"did\s+not|never|no)\b.{0,40}\b(?:say|cover|mention|contain|answer|specify|provide|include|"
     r"information|discuss|address)", re.IGNORECASE)
+_CONNECTIVE = re.compile(
+    r"^(?:here\s+(?:is|are|'s)|in\s+(?:short|summary|brief)|to\s+(?:sum\s+up|summari[sz]e)|overall|"
+    r"sure|yes|no|okay|ok|certainly|of\s+course|let\s+me|i\s+hope)\b", re.IGNORECASE)
 MAX_RANGE = 20  # "[1-500]" is not a citation of 500 passages
 
 
@@ -63,7 +66,9 @@ def makes_no_claim(text: str) -> bool:
     """A connective, a heading, or a statement that the documents do not say something."""
     words = strip_citations(text)
     content = [t for t in terms(words) if t not in STOPWORDS]
-    return not content or len(words.split()) < 3 or bool(_REFUSAL.search(words))
+    if not content or len(words.split()) < 3 or _REFUSAL.search(words):
+        return True
+    return len(words.split()) <= 6 and bool(_CONNECTIVE.match(words))  # "Here is what I found."
 
 
 @dataclass

@@ -17,14 +17,13 @@ from typing import Any, Iterable
 from .fts import STOPWORDS, terms
 
 MAX_TURNS = 20  # only recent turns matter; a 200-turn history costs no more than this
-MAX_CARRIED = 8  # words carried over from earlier turns
 
 # Openings that only make sense after another question; the first group is dropped from
 # the query ("and", "what about" say nothing), "what if" is kept (it does say something).
-_STRIP = re.compile(r"^\s*(?:(?:and|but|also|or|plus|so|then)\b[\s,]*)*(?:(?:what|how)\s+about\b[\s,]*)?",
+_STRIP = re.compile(r"^\s*(?:(?:and|but|also|or|plus|so|then|und|et|и|а|och|og)\b[\s,]*)*(?:(?:what|how)\s+about\b[\s,]*)?",
                     re.IGNORECASE)
 _CUE = re.compile(r"^\s*(?:and|but|also|or|plus|so|then|what\s+about|how\s+about|what\s+if|"
-                  r"same\s+(?:for|with)|what\s+else)\b", re.IGNORECASE)
+                  r"same\s+(?:for|with)|what\s+else|und|et|и|а|och|og)\b", re.IGNORECASE)
 # Words that point back at something said earlier.
 _ANAPHORA = re.compile(r"\b(?:it|its|it's|itself|they|them|their|theirs|themselves|these|those|"
                        r"such|former|latter|same|one|ones|there|that one|this one)\b", re.IGNORECASE)
@@ -82,22 +81,49 @@ def is_followup(question: str) -> bool:
     return len(own_terms(question)) < 2
 
 
+# Question scaffolding around a subject: "What does | the with statement | do?"
+_OPENING = re.compile(
+    r"^\s*(?:(?:what|how|why|when|where|which|who)(?:'s)?\b"
+    r"(?:\s+(?:is|are|was|were|does|do|did|can|could|should|would|will|exactly|happens?|about|kind\s+of|"
+    r"to|when|if|in|with|of))*(?:\s+(?:i|you|we|one|it|python))?"
+    r"|(?:can|could|should|would|do|does|is|are|may)\s+(?:i|you|we|one|python|it|they|this|that))\b\s*",
+    re.IGNORECASE)
+_CLOSING = re.compile(r"\s*(?:\b(?:do|does|work|works|mean|means|for|in\s+python))?\s*[?.!？。]*\s*$", re.IGNORECASE)
+_CARRIED = re.compile(r"\(([^()]*)\)\s*$")
+MAX_PHRASE_WORDS = 14
+
+
+def subject(question: str) -> str:
+    """The part of a question that names what it is about: "What does the with statement
+    do?" -> "the with statement". Other languages keep the whole question (less its end)."""
+    q = " ".join(question.split())
+    core = _CLOSING.sub("", _OPENING.sub("", q, count=1))
+    return core or _CLOSING.sub("", q) or q
+
+
 def standalone_query(question: str, history: Iterable[Any] | None = ()) -> str:
-    """The query to search for ``question`` asked after ``history`` (oldest first)."""
+    """The query to search for ``question`` asked after ``history`` (oldest first): the
+    question as asked, or, for a follow-up, the question followed by what the previous
+    turn was about, in brackets ("what if it runs a break? (the exception when a finally
+    clause runs a return statement)")."""
     q = " ".join(question.split())
     past = turns(history)
     if not q or not past or not is_followup(q):
         return q
     prev = past[-1]
-    mine = set(own_terms(q))
-    carried: list[str] = []
-    # The previous question's own words first, then what its query had carried itself.
-    for source in (prev.question, prev.standalone_query or ""):
-        for t in own_terms(source):
-            if t not in mine and t not in carried:
-                carried.append(t)
-    carried = carried[:MAX_CARRIED]
-    if not carried:
-        return q
+    phrase = subject(prev.question)
+    earlier = _CARRIED.search(prev.standalone_query or "")
+    if earlier:  # the previous question was a follow-up too: keep what it carried
+        phrase = f"{phrase}; {earlier.group(1)}"
+    mine = {w.lower() for w in re.findall(r"\w+", q)}
+    words, seen = [], set()
+    for w in phrase.split():
+        key = w.lower().strip(".,;:!?\"'()")
+        if key in seen and key not in STOPWORDS:
+            continue  # a chain of follow-ups repeats the subject
+        seen.add(key)
+        words.append(w)
+    if all(t in mine for t in own_terms(" ".join(words))) and own_terms(" ".join(words)):
+        return q  # it already names what it is about
     core = _STRIP.sub("", q, count=1).strip() or q
-    return f"{core} ({' '.join(carried)})"
+    return f"{core} ({' '.join(words[:MAX_PHRASE_WORDS])})"

@@ -114,6 +114,13 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     return len(word) == 1 and word.isalpha() and text[j:dot].isupper()  # "J. Smith"
 
 
+def _is_list_number(text: str, unit_start: int, dot: int) -> bool:
+    """"1." or "iv." opening a list item is its number, not a sentence."""
+    word = text[unit_start:dot].strip()
+    return bool(word) and (word.isdigit() or word.lower() in ("i", "ii", "iii", "iv", "v", "vi")) \
+        and not text[unit_start:dot].strip(" \t\n").count(" ")
+
+
 def _starts_sentence(text: str, at: int, gap: str) -> bool:
     """Could a new sentence start at ``at``? Capitals, digits, quotes and brackets can;
     a lower-case word only after two spaces (a typewriter's sentence gap)."""
@@ -139,7 +146,8 @@ def _prose(text: str, start: int, end: int, kind: str) -> list[Sentence]:
             nxt += 1
         if nxt >= end:
             break
-        if text[m.start()] == "." and m.end() - m.start() == 1 and _is_abbreviation(text, m.start()):
+        if text[m.start()] == "." and m.end() - m.start() == 1 and (
+                _is_abbreviation(text, m.start()) or _is_list_number(text, cur, m.start())):
             continue
         if not _starts_sentence(text, nxt, text[stop:nxt]):
             continue

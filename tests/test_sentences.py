@@ -1,0 +1,110 @@
+"""The sentence splitter: whole thoughts, exact offsets, and code, lists and headings kept apart."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from readingroom.sentences import CODE, HEADING, ITEM, PROSE, TABLE, split
+
+
+def texts(text: str) -> list[str]:
+    return [" ".join(s.text.split()) for s in split(text)]
+
+
+def test_abbreviations_versions_and_dotted_names_do_not_end_a_sentence():
+    text = ("Use a context manager, e.g. a with block, to close files. Mr. Smith wrote it, i.e. "
+            "the module os.path.join in version 3.12.1 and later. It handles x.y names too. "
+            "Dr. Jones agreed.")
+    assert texts(text) == [
+        "Use a context manager, e.g. a with block, to close files.",
+        "Mr. Smith wrote it, i.e. the module os.path.join in version 3.12.1 and later.",
+        "It handles x.y names too.",
+        "Dr. Jones agreed.",
+    ]
+
+
+def test_etc_initials_questions_and_exclamations():
+    assert texts("We read md, txt, etc. The rest is refused. Who wrote it? J. R. Smith did! Fine.") == [
+        "We read md, txt, etc.", "The rest is refused.", "Who wrote it?", "J. R. Smith did!", "Fine."]
+
+
+def test_hard_wrapped_lines_stay_one_sentence_and_footnotes_stay_with_theirs():
+    text = ("If no handler matches, the search continues in the\nsurrounding code and on the\n"
+            "invocation stack.  [1]\n\nNext paragraph here. Another one [2, 3]. Last.")
+    assert texts(text) == [
+        "If no handler matches, the search continues in the surrounding code and on the invocation stack. [1]",
+        "Next paragraph here.", "Another one [2, 3].", "Last."]
+
+
+def test_two_spaces_allow_a_lower_case_start_but_one_space_does_not():
+    assert texts("It ends here.  x.__len__() is called next.") == ["It ends here.", "x.__len__() is called next."]
+    assert texts("Call approx. five times. ok.") == ["Call approx. five times. ok."]
+
+
+def test_fenced_and_indented_code_are_one_unit_each_and_marked_code():
+    text = ("Define it like this:\n\n```python\ndef f(x=1):\n    return x.\n\nprint(f())\n```\n\n"
+            "Or in an indented block:\n\n    >>> f(2)\n    2\n\nDone. Really.")
+    units = split(text)
+    assert [u.kind for u in units] == [PROSE, CODE, PROSE, CODE, PROSE, PROSE]
+    assert units[1].text.startswith("```python") and units[1].text.endswith("```")
+    assert "print(f())" in units[1].text  # the blank line inside the fence does not split it
+
+
+def test_indented_prose_under_a_signature_is_prose_not_code():
+    text = ("str.count(sub[, start[, end]])\n\n   Return the number of non-overlapping occurrences of\n"
+            "   substring *sub* in the range [*start*, *end*].  Optional arguments are\n"
+            "   interpreted as in slice notation.\n")
+    units = split(text)
+    assert units[0].kind == HEADING and units[0].text == "str.count(sub[, start[, end]])"
+    assert [u.kind for u in units[1:]] == [PROSE, PROSE]
+    assert units[2].text.startswith("Optional arguments")
+
+
+def test_grammar_blocks_are_code():
+    text = "The statement:\n\n   try_stmt  ::= try1_stmt | try2_stmt\n   try1_stmt ::= \"try\" \":\" suite\n"
+    assert [u.kind for u in split(text)] == [PROSE, CODE]
+
+
+def test_headings_underlined_or_with_hashes_and_list_items():
+    text = ("Title\n=====\n\n## Setup\n\nSteps to follow:\n\n- Install it. Then restart.\n"
+            "- Open the page,\n  which takes a while.\n1. Numbered too.\n")
+    units = split(text)
+    assert [(u.kind, " ".join(u.text.split())) for u in units] == [
+        (HEADING, "Title"), (HEADING, "## Setup"), (PROSE, "Steps to follow:"),
+        (ITEM, "- Install it."), (ITEM, "Then restart."), (ITEM, "- Open the page, which takes a while."),
+        (ITEM, "1. Numbered too.")]
+
+
+def test_text_tables_are_not_sentences():
+    text = "+------+-----+\n| name | age |\n+======+=====+\n| a.b  | 3.  |\n+------+-----+\n"
+    assert [u.kind for u in split(text)] == [TABLE]
+
+
+def test_other_scripts():
+    assert texts("Это первое предложение. А это второе!") == ["Это первое предложение.", "А это второе!"]
+    assert texts("関数を定義します。引数も使えます。") == ["関数を定義します。", "引数も使えます。"]
+
+
+def test_the_bundled_reference_splits_with_exact_offsets_and_no_unit_crosses_a_blank_line():
+    from pydoc_data.topics import topics
+
+    for name, text in topics.items():
+        units = split(text)
+        assert units, name
+        last = 0
+        for u in units:
+            assert text[u.start:u.end] == u.text and u.text == u.text.strip()
+            assert u.start >= last  # in order, never overlapping
+            last = u.end
+            if u.kind != CODE:
+                assert "\n\n" not in u.text.replace("\r", "")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab .!?\n\t`#-*|:[]1e.g")), max_size=200))
+def test_any_text_gives_exact_ordered_offsets(text):
+    last = 0
+    for u in split(text):
+        assert text[u.start:u.end] == u.text and u.text.strip() == u.text and u.text
+        assert u.start >= last
+        last = u.end
