@@ -109,7 +109,7 @@ def candidates(query: str, spans: Sequence[Span], pieces: Sequence[Sequence[Piec
                 continue
             if len(s.text.split()) < MIN_WORDS or len(s.text) > MAX_CHARS:
                 continue
-            a, b = to_document(ps, s.start), to_document(ps, s.end)
+            a, b = to_document(ps, s.start), to_document(ps, s.end, end=True)
             if a is None or b is None or b[0] - a[0] != s.end - s.start:
                 continue  # it crosses text the document does not have: not verbatim
             found.append(Candidate(s.text, i + 1, span.doc_name, span.doc_id, a[1], a[0], b[0],

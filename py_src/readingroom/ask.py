@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from . import answer as _answer, citations, coverage, followup, merge, prompt, search
-from .errors import BadInput, Cancelled, EmbedderError
+from .errors import BadInput, Cancelled, EmbedderError, StorageError
 from .fts import terms
 from .options import Options
 from .records import Hit, Span
@@ -72,6 +72,13 @@ def split_options(options: Options | dict | None) -> tuple[Options, dict]:
     return Options.from_dict(d), {**ASK_OPTIONS, **own}
 
 
+def _empty(index) -> bool:
+    try:
+        return index.counts()[0] == 0
+    except StorageError:
+        return False
+
+
 def _span_pieces(index, result: RetrievalResult, spans: Sequence[Span]) -> list[list[merge.Piece]]:
     """How each span's text maps onto its document, from its chunks (the evidence holds
     them; any it does not are read back)."""
@@ -108,8 +115,10 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
     lap("retrieve")
     out = Answer(question=str(question or ""), standalone_query=standalone, retrieval=result,
                  reason=result.reason)
-    if not q or result.reason in ("empty_query", "no_documents", "error"):
-        out.reason = "empty_query" if not q else result.reason
+    if q and not result.results and result.reason is None and _empty(index):
+        out.reason = "no_documents"  # retrieval says so itself once it knows (the lead's change)
+    if not q or out.reason in ("empty_query", "no_documents", "error"):
+        out.reason = "empty_query" if not q else out.reason
         out.message = MESSAGES[out.reason]
         return _done(out, ms, t0, None)
     spans = result.packed.spans

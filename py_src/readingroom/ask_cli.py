@@ -116,7 +116,7 @@ def _generate(lib, answer: dict, args) -> int:
         failure = str(e)
     text = "".join(pieces)
     if not args.json and pieces:
-        print(" [interrupted]" if failure else "")
+        print(("" if text[-1:].isspace() else " ") + "[interrupted]" if failure else "")
     check = None
     if text.strip():
         passages = [{"n": c["n"], "text": answer["results"][c["result"]]["text"]}

@@ -134,7 +134,7 @@ def judge(p: Plan, vecs: np.ndarray | None, threshold: float = SUPPORT_THRESHOLD
     for u in p.units:
         sim = None
         if not u.claim:
-            ok = True
+            ok = not (u.missing and not u.cites)  # "See [9]." points at nothing
         elif u.sentence.kind == sentences.CODE:
             ok = _verbatim(u.sentence.text, {n: p.passages[n] for n in (u.cites or p.passages)})
         elif not u.cites or vecs is None:

@@ -85,7 +85,7 @@ def is_followup(question: str) -> bool:
 _OPENING = re.compile(
     r"^\s*(?:(?:what|how|why|when|where|which|who)(?:'s)?\b"
     r"(?:\s+(?:is|are|was|were|does|do|did|can|could|should|would|will|exactly|happens?|about|kind\s+of|"
-    r"to|when|if|in|with|of))*(?:\s+(?:i|you|we|one|it|python))?"
+    r"to|when|if|in|with|of|often|much|many|long|i|you|we|one|it|python))*"
     r"|(?:can|could|should|would|do|does|is|are|may)\s+(?:i|you|we|one|python|it|they|this|that))\b\s*",
     re.IGNORECASE)
 _CLOSING = re.compile(r"\s*(?:\b(?:do|does|work|works|mean|means|for|in\s+python))?\s*[?.!？。]*\s*$", re.IGNORECASE)

@@ -80,13 +80,13 @@ def joined(run: Sequence[Hit]) -> str:
     return text
 
 
-def to_document(ps: Sequence[Piece], at: int) -> tuple[int, int] | None:
-    """(document offset, chunk id) of span-text offset ``at`` (the piece it starts, or the
-    one it ends); None inside a ``GAP``."""
-    for strict in (True, False):
-        for p in ps:
-            if p.at <= at < p.at + (p.end - p.start) or (not strict and at == p.at + (p.end - p.start)):
-                return p.start + (at - p.at), p.chunk_id
+def to_document(ps: Sequence[Piece], at: int, end: bool = False) -> tuple[int, int] | None:
+    """(document offset, chunk id) of span-text offset ``at``: of the character there, or with
+    ``end`` of the end of the character before it; None inside a ``GAP``."""
+    for p in ps:
+        length = p.end - p.start
+        if (p.at < at <= p.at + length) if end else (p.at <= at < p.at + length):
+            return p.start + (at - p.at), p.chunk_id
     return None
 
 

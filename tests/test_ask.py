@@ -1,0 +1,289 @@
+"""``Library.ask`` and ``check_answer`` end to end on real SQLite and the real model: the JSON
+shape, every bad input and library state, the worker ops, and the ``ask`` CLI streaming from a
+real OpenAI-compatible HTTP server on 127.0.0.1 (a stand-in only for the remote model)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from helpers import ROOT, OtherModel, run
+from readingroom import Library, NewDocument, worker
+from readingroom.errors import BadInput
+
+DOCS = [
+    NewDocument("kettle.md", doc_type="md", text=(
+        "# Kettle manual\n\nThe kettle switches itself off when the water boils. "
+        "Descale the kettle every month with white vinegar to remove limescale.\n\n"
+        "Never run the kettle empty, because the heating element overheats.")),
+    NewDocument("bike.md", doc_type="md", text=(
+        "# Bicycle care\n\nPump the tyres to 4 bar before every long ride. "
+        "Oil the chain every 300 km, and wipe off the extra oil with a rag.\n\n"
+        "Replace the brake pads when the groove on them is worn away.")),
+]
+KEYS = {"question", "standalone_query", "quick", "covered", "reason", "message", "results", "documents",
+        "evidence", "citations", "context", "packed", "stats", "messages", "query"}
+
+
+@pytest.fixture
+def notes(library):
+    run(library.add(DOCS))
+    return library
+
+
+def test_the_answer_json(notes):
+    a = run(notes.ask("How often should I descale the kettle?")).to_dict()
+    json.dumps(a, allow_nan=False)
+    assert set(a) == KEYS
+    assert (a["covered"], a["reason"], a["message"]) == (True, None, None)
+    top = a["quick"][0]
+    assert set(top) == {"text", "n", "doc_name", "doc_id", "chunk_id", "start", "end", "score"}
+    assert DOCS[0].text[top["start"]:top["end"]] == top["text"] and "white vinegar" in top["text"]
+    assert a["standalone_query"] == a["question"] == "How often should I descale the kettle?"
+    assert a["messages"][0]["role"] == "system" and a["context"].strip() in a["messages"][0]["content"]
+    assert a["messages"][-1] == {"role": "user", "content": "How often should I descale the kettle?"}
+    assert a["stats"]["answer"]["coverage"]["score"] >= a["stats"]["answer"]["coverage"]["bar"]
+
+
+@pytest.mark.parametrize("question", ["", "   ", "\n\t"])
+def test_an_empty_question(notes, question):
+    a = run(notes.ask(question)).to_dict()
+    assert (a["reason"], a["covered"], a["quick"], a["results"], a["messages"]) == ("empty_query", False, [], [], [])
+    assert a["message"] == "Type a question to ask your documents."
+
+
+def test_an_empty_and_an_emptied_library_say_add_a_document(library):
+    a = run(library.ask("How often should I descale the kettle?")).to_dict()
+    assert (a["reason"], a["message"], a["covered"], a["quick"]) == ("no_documents", "Add a document first.", False, [])
+    [added, _] = run(library.add(DOCS))
+    library.delete(added.doc_id)
+    library.delete(library.documents()[0].id)
+    assert run(library.ask("kettle")).to_dict()["reason"] == "no_documents"
+
+
+def test_a_question_the_documents_do_not_cover(notes):
+    a = run(notes.ask("Who won the football world cup in 1998?")).to_dict()
+    assert (a["covered"], a["reason"], a["quick"]) == (False, "not_covered", [])
+    assert a["message"] == "Your documents do not seem to cover this."
+
+
+def test_a_follow_up_is_searched_with_the_conversation_and_stands_alone_without_one(notes):
+    first = "How do I oil the bicycle chain?"
+    a = run(notes.ask("And how often?", [first])).to_dict()
+    assert a["standalone_query"] == "how often? (oil the bicycle chain)"
+    assert a["results"][0]["doc_name"] == "bike.md" and "300 km" in a["quick"][0]["text"]
+    alone = run(notes.ask("And how often?")).to_dict()
+    assert alone["standalone_query"] == "And how often?" and alone["reason"] in (None, "not_covered")
+
+
+def test_a_200_turn_history_uses_only_recent_turns(notes):
+    history = [{"question": f"Tell me about the kettle, part {i}?", "answer": "It boils water [1]. " * 5}
+               for i in range(199)] + [{"question": "How do I oil the bicycle chain?", "answer": None}]
+    a = run(notes.ask("And how often?", history, {"history_budget": 120})).to_dict()
+    assert a["standalone_query"].endswith("(oil the bicycle chain)")
+    earlier = a["messages"][1:-1]
+    assert 0 < len(earlier) <= 6 and [m["role"] for m in earlier[:2]] == ["user", "assistant"]
+    assert earlier[-1]["content"].startswith("It boils water")  # newest answered turn kept
+    assert "part 198?" in earlier[-2]["content"]
+
+
+@pytest.mark.parametrize("question", ["ケトルの掃除はどのくらいの頻度ですか？", "Как часто чистить чайник?", "🚲🚲🚲?"])
+def test_a_question_in_another_script(notes, question):
+    a = run(notes.ask(question)).to_dict()
+    assert a["reason"] in (None, "not_covered") and json.dumps(a, allow_nan=False)
+    assert all(notes_text(q) for q in a["quick"])
+
+
+def notes_text(q: dict) -> bool:
+    doc = next(d for d in DOCS if d.name == q["doc_name"])
+    return doc.text[q["start"]:q["end"]] == q["text"]
+
+
+def test_options(notes):
+    a = run(notes.ask("descale the kettle", options={"k": 1, "history_budget": 0,
+                                                     "standalone_query": "brake pads"})).to_dict()
+    assert a["standalone_query"] == "brake pads" and a["results"][0]["doc_name"] == "bike.md"
+    assert a["stats"]["options"]["k"] == 1
+    for bad in ({"k": 0}, {"history_budget": -1}, {"standalone_query": 3}, {"nonsense": 1}):
+        with pytest.raises(BadInput):
+            run(notes.ask("kettle", options=bad))
+
+
+def test_another_models_library_answers_by_words_and_says_so(tmp_path, embedder):
+    path = tmp_path / "other.sqlite"
+    other = Library.open(path, embedder=OtherModel("someone/else-v2"))
+    run(other.add(DOCS))
+    other.close()
+    lib = Library.open(path, embedder=embedder)
+    try:
+        a = run(lib.ask("descale kettle white vinegar")).to_dict()
+        assert a["reason"] == "model_mismatch" and "re-indexed" in a["message"]
+        assert a["covered"] and "vinegar" in a["quick"][0]["text"]  # words alone, still verbatim
+        assert run(lib.ask("football world cup winners")).to_dict()["covered"] is False
+    finally:
+        lib.close()
+
+
+def test_check_answer_through_the_library(notes):
+    passages = [{"n": 1, "text": DOCS[0].text}]
+    c = run(notes.check_answer("Descale it monthly with vinegar [1]. Boil eggs in it [1]. See [3].", passages))
+    assert [s["supported"] for s in c["sentences"]] == [True, False, False] and c["invalid_citations"] == [3]
+
+
+# --- worker ops (the browser's entry points, run natively) -----------------------------------
+
+def _w(coro) -> dict:
+    return json.loads(run(coro))
+
+
+def test_worker_ops(tmp_path, model_dir):
+    os.environ.setdefault("READINGROOM_MODEL_DIR", str(model_dir))
+    assert "error" not in _w(worker.open(json.dumps({"path": str(tmp_path / "w.sqlite")})))
+    docs = [{"name": d.name, "text": d.text, "type": d.doc_type} for d in DOCS]
+    _w(worker.add_documents(json.dumps(docs)))
+    a = _w(worker.ask("And how often?", json.dumps(["How do I oil the bicycle chain?"]), "{}", 1))
+    assert set(a) == KEYS and a["results"][0]["doc_name"] == "bike.md"
+    passages = json.dumps([{"n": 1, "text": DOCS[1].text}])
+    c = _w(worker.check_answer("Oil the chain every 300 km [1]. It is made of gold [7].", passages))
+    assert [s["supported"] for s in c["sentences"]] == [True, False] and c["invalid_citations"] == [7]
+    assert _w(worker.ask("x", "{not json", "{}", 2))["error"]["type"] == "bad_input"
+    assert _w(worker.ask("x", '{"a": 1}', "{}", 3))["error"]["type"] == "bad_input"
+    assert _w(worker.ask("x", "[]", '{"k": -1}', 4))["error"]["type"] == "bad_input"
+    assert _w(worker.check_answer("x", '[{"n": "one"}]'))["error"]["type"] == "bad_input"
+    assert _w(worker.check_answer("x", '"nope"'))["error"]["type"] == "bad_input"
+    worker.cancel_queries_before(10)  # a newer question arrived: this older one stops
+    assert _w(worker.ask("kettle", "[]", "{}", 9))["error"]["type"] == "cancelled"
+    assert _w(worker.ask("kettle", "[]", "{}", 11))["reason"] is None
+
+
+# --- the CLI, with a real HTTP server speaking the OpenAI streaming protocol ------------------
+
+class _Chat(BaseHTTPRequestHandler):
+    """``/ok/v1``: streams REPLY and [DONE]; ``/fail/v1``: HTTP 500 with a body; ``/drop/v1``:
+    two pieces, then the connection closes without [DONE]."""
+
+    requests: list = []
+    REPLY = ["Descale the kettle every month ", "with white vinegar [1]. ", "It also makes coffee [1]. ",
+             "See [9]."]
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):  # noqa: N802 - the stdlib's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Chat.requests.append({"path": self.path, "body": body})
+        mode = self.path.split("/")[1]
+        if mode == "fail":
+            payload = b'{"error": {"message": "model not loaded"}}'
+            self.send_response(500)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            return
+        if not body.get("stream"):  # the follow-up rewrite
+            reply = json.dumps({"choices": [{"message": {"content": "How often should I oil the bicycle chain?"}}]})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply.encode())
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        pieces = self.REPLY[:2] if mode == "drop" else self.REPLY
+        for p in pieces:
+            self.wfile.write(f"data: {json.dumps({'choices': [{'delta': {'content': p}}]})}\n\n".encode())
+            self.wfile.flush()
+        if mode != "drop":
+            self.wfile.write(b'data: {"choices": [{"delta": {}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n')
+        self.wfile.flush()
+        self.close_connection = True
+
+
+@pytest.fixture
+def chat_server():
+    _Chat.requests = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Chat)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def cli(tmp_path, embedder, model_dir):
+    (tmp_path / ".readingroom").mkdir()
+    lib = Library.open(tmp_path / ".readingroom" / "index.sqlite", embedder=embedder)
+    run(lib.add(DOCS))
+    lib.close()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir)}
+
+    def call(*args):
+        return subprocess.run([sys.executable, "-m", "readingroom", "ask", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)
+    return call
+
+
+def test_cli_ask_prints_the_quick_answer_and_its_sources(cli, tmp_path):
+    p = cli("How often should I descale the kettle?")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("Descale the kettle every month with white vinegar") and lines[0].endswith("[1]")
+    assert "Sources:" in lines and "  [1] kettle.md — Kettle manual" in lines
+    (tmp_path / "h.txt").write_text("How do I oil the bicycle chain?\n\n")
+    p = cli("And how often?", "--history-file", "h.txt", "--json")
+    a = json.loads(p.stdout)
+    assert set(a) == KEYS and a["standalone_query"].endswith("(oil the bicycle chain)")
+    (tmp_path / "h.json").write_text(json.dumps([{"question": "How do I oil the bicycle chain?"}]))
+    assert json.loads(cli("And how often?", "--history-file", "h.json", "--json").stdout)["results"][0]["doc_name"] == "bike.md"
+    p = cli("   ")
+    assert p.returncode == 0 and "Type a question" in p.stdout
+    p = cli("x", "--history-file", "missing.txt")
+    assert p.returncode == 1 and p.stderr.count("\n") == 1 and "missing.txt" in p.stderr
+
+
+def test_cli_streams_the_model_and_checks_its_citations(cli, chat_server):
+    p = cli("How often should I descale the kettle?", "--llm", f"{chat_server}/ok/v1", "--model", "tiny")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "Answer:\nDescale the kettle every month with white vinegar [1]. It also makes coffee [1]. See [9]." in out
+    assert "unsupported (not supported by [1]): It also makes coffee [1]." in out
+    assert "no such source: [9]" in out
+    assert "Descale the kettle every month with white vinegar [1]." not in out.split("Citation check:")[1]
+    [req] = _Chat.requests
+    assert req["body"]["stream"] is True and req["body"]["model"] == "tiny"
+    assert req["body"]["messages"][0]["role"] == "system" and "[1] kettle.md" in req["body"]["messages"][0]["content"]
+
+
+def test_cli_rewrites_a_follow_up_with_the_model(cli, chat_server, tmp_path):
+    (tmp_path / "h.txt").write_text("How do I oil the bicycle chain?\n")
+    p = cli("And how often?", "--history-file", "h.txt", "--llm", f"{chat_server}/ok/v1", "--json")
+    a = json.loads(p.stdout)
+    assert a["standalone_query"] == "How often should I oil the bicycle chain?"
+    assert a["generated"].startswith("Descale") and a["check"]["unsupported"] >= 1
+    assert [r["body"]["stream"] for r in _Chat.requests] == [False, True]
+
+
+def test_cli_model_failures_are_one_line_and_keep_the_quick_answer(cli, chat_server):
+    p = cli("How often should I descale the kettle?", "--llm", f"{chat_server}/fail/v1")
+    assert p.returncode == 1 and "white vinegar" in p.stdout
+    assert p.stderr.strip().count("\n") == 0 and "HTTP 500" in p.stderr and "model not loaded" in p.stderr
+    p = cli("How often should I descale the kettle?", "--llm", f"{chat_server}/drop/v1")
+    assert p.returncode == 1 and "with white vinegar [1]. [interrupted]" in p.stdout
+    assert "Citation check: 1 of 1" in p.stdout and "ended before" in p.stderr
+    p = cli("How often should I descale the kettle?", "--llm", "http://127.0.0.1:9/v1")
+    assert p.returncode == 1 and "cannot reach" in p.stderr and "white vinegar" in p.stdout
+
+
+def test_cli_does_not_ask_the_model_when_the_documents_do_not_cover_it(cli, chat_server):
+    p = cli("Who won the football world cup in 1998?", "--llm", f"{chat_server}/ok/v1")
+    assert p.returncode == 0 and "do not seem to cover" in p.stdout and _Chat.requests == []
+    p = cli("Who won the football world cup in 1998?", "--llm", f"{chat_server}/ok/v1", "--anyway")
+    assert p.returncode == 0 and len(_Chat.requests) == 1
