@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from helpers import ROOT, OtherModel, run
-from readingroom import Library, NewDocument, worker
+from readingroom import Library, NewDocument, reasons, worker
 from readingroom.errors import BadInput
 
 DOCS = [
@@ -55,12 +55,12 @@ def test_the_answer_json(notes):
 def test_an_empty_question(notes, question):
     a = run(notes.ask(question)).to_dict()
     assert (a["reason"], a["covered"], a["quick"], a["results"], a["messages"]) == ("empty_query", False, [], [], [])
-    assert a["message"] == "Type a question to ask your documents."
+    assert a["message"] == "Type a question first."
 
 
 def test_an_empty_and_an_emptied_library_say_add_a_document(library):
     a = run(library.ask("How often should I descale the kettle?")).to_dict()
-    assert (a["reason"], a["message"], a["covered"], a["quick"]) == ("no_documents", "Add a document first.", False, [])
+    assert (a["reason"], a["message"], a["covered"], a["quick"]) == ("no_documents", reasons.message("no_documents"), False, [])
     [added, _] = run(library.add(DOCS))
     library.delete(added.doc_id)
     library.delete(library.documents()[0].id)
@@ -123,7 +123,7 @@ def test_another_models_library_answers_by_words_and_says_so(tmp_path, embedder)
     lib = Library.open(path, embedder=embedder)
     try:
         a = run(lib.ask("descale kettle white vinegar")).to_dict()
-        assert a["reason"] == "model_mismatch" and "re-indexed" in a["message"]
+        assert a["reason"] == "model_mismatch" and "re-index" in a["message"]
         assert a["covered"] and "vinegar" in a["quick"][0]["text"]  # words alone, still verbatim
         assert run(lib.ask("football world cup winners")).to_dict()["covered"] is False
     finally:
@@ -244,7 +244,7 @@ def test_cli_ask_prints_the_quick_answer_and_its_sources(cli, tmp_path):
     (tmp_path / "h.json").write_text(json.dumps([{"question": "How do I oil the bicycle chain?"}]))
     assert json.loads(cli("And how often?", "--history-file", "h.json", "--json").stdout)["results"][0]["doc_name"] == "bike.md"
     p = cli("   ")
-    assert p.returncode == 0 and "Type a question" in p.stdout
+    assert p.returncode == 0 and "Type a question first." in p.stdout
     p = cli("x", "--history-file", "missing.txt")
     assert p.returncode == 1 and p.stderr.count("\n") == 1 and "missing.txt" in p.stderr
 

@@ -15,24 +15,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from . import answer as _answer, citations, coverage, followup, merge, prompt, search
-from .errors import BadInput, Cancelled, EmbedderError, StorageError
+from . import answer as _answer, citations, coverage, followup, merge, prompt, reasons, search
+from .errors import BadInput, Cancelled, EmbedderError
 from .fts import terms
 from .options import Options
 from .records import Hit, Span
 from .retrieve import RetrievalResult, retrieve
 from .seams import Embedder
 
-MESSAGES = {
-    "empty_query": "Type a question to ask your documents.",
-    "no_documents": "Add a document first.",
-    "not_covered": "Your documents do not seem to cover this.",
-    "model_mismatch": ("This library was indexed by another model, so answers match words only "
-                       "until it is re-indexed."),
-    "embed_failed": "The embedding model is not working, so answers match words only.",
-    "offline": "The embedding model could not be loaded offline, so answers match words only.",
-    "error": "The library could not be read.",
-}
+# Retrieval's reasons after which there is nothing to answer from.
+STOPPED = (reasons.EMPTY_QUERY, reasons.NO_DOCUMENTS, reasons.MERGING, reasons.ERROR)
 # Beside the retrieval Options: tokens of earlier turns sent to a model, and a standalone
 # query made elsewhere (a server model's rewrite) to search instead of followup's.
 ASK_OPTIONS = {"history_budget": prompt.HISTORY_BUDGET, "standalone_query": None}
@@ -72,13 +64,6 @@ def split_options(options: Options | dict | None) -> tuple[Options, dict]:
     return Options.from_dict(d), {**ASK_OPTIONS, **own}
 
 
-def _empty(index) -> bool:
-    try:
-        return index.counts()[0] == 0
-    except StorageError:
-        return False
-
-
 def _span_pieces(index, result: RetrievalResult, spans: Sequence[Span]) -> list[list[merge.Piece]]:
     """How each span's text maps onto its document, from its chunks (the evidence holds
     them; any it does not are read back)."""
@@ -115,11 +100,9 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
     lap("retrieve")
     out = Answer(question=str(question or ""), standalone_query=standalone, retrieval=result,
                  reason=result.reason)
-    if q and not result.results and result.reason is None and _empty(index):
-        out.reason = "no_documents"  # retrieval says so itself once it knows (the lead's change)
-    if not q or out.reason in ("empty_query", "no_documents", "error"):
-        out.reason = "empty_query" if not q else out.reason
-        out.message = MESSAGES[out.reason]
+    if not q or out.reason in STOPPED:
+        out.reason = reasons.EMPTY_QUERY if not q else out.reason
+        out.message = reasons.message(out.reason, result.stats.get("error"))
         return _done(out, ms, t0, None)
     spans = result.packed.spans
     cands = _answer.candidates(standalone, spans[:_answer.MAX_SPANS],
@@ -146,11 +129,10 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
     out.covered = bool(spans) and coverage.covered(ev)
     out.quick = _answer.select(cands, score) if out.covered else []
     if not out.covered and out.reason is None:
-        out.reason = "not_covered"
-    if out.reason:
-        out.message = MESSAGES.get(out.reason, MESSAGES["error"])
-        if out.reason != "not_covered" and not out.covered:
-            out.message += " " + MESSAGES["not_covered"]
+        out.reason = reasons.NOT_COVERED
+    out.message = reasons.message(out.reason)
+    if out.reason and out.reason != reasons.NOT_COVERED and not out.covered:
+        out.message += " " + reasons.message(reasons.NOT_COVERED)
     out.messages = prompt.messages(q, result.to_dict()["context"], turns, own["history_budget"])
     lap("select")
     return _done(out, ms, t0, ev)
@@ -177,4 +159,4 @@ async def check_answer(embedder: Embedder | None, answer_text: str, passages: Se
     return citations.judge(p, vecs)
 
 
-__all__ = ["Answer", "ask", "check_answer", "MESSAGES"]
+__all__ = ["Answer", "ask", "check_answer"]

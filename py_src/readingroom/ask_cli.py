@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from .aio import run as run_sync
+from .ask import STOPPED
 from .errors import ReadingRoomError
 from .followup import standalone_query as deterministic_query, turns as history_turns
 from .llm import LlmError, rewrite_query, stream_chat
@@ -97,9 +98,8 @@ def cmd_ask(args, open_library) -> int:
 
 def _generate(lib, answer: dict, args) -> int:
     """Stream the server's answer, then check its citations."""
-    if answer["reason"] in ("empty_query", "no_documents", "error") or (
-            not answer["covered"] and not args.anyway):
-        if not answer["covered"] and answer["reason"] not in ("empty_query", "no_documents", "error"):
+    if answer["reason"] in STOPPED or (not answer["covered"] and not args.anyway):
+        if not answer["covered"] and answer["reason"] not in STOPPED:
             print("(no model asked: the documents do not cover this; --anyway asks it all the same)",
                   file=sys.stderr)
         if args.json:

@@ -14,6 +14,7 @@ MODEL_MISMATCH = "model_mismatch"
 EMBED_FAILED = "embed_failed"
 OFFLINE = "offline"
 ERROR = "error"
+NOT_COVERED = "not_covered"  # ask: no passage clears the coverage bar (see coverage.py)
 
 MESSAGES = {
     EMPTY_QUERY: "Type a question first.",
@@ -25,6 +26,7 @@ MESSAGES = {
     OFFLINE: "The embedding model is not saved in this browser and it is offline, so these results "
              "match words only.",
     ERROR: "Searching failed; the library could not be read.",
+    NOT_COVERED: "Your documents do not seem to cover this.",
 }
 
 
