@@ -144,7 +144,8 @@ def _pack_units(units: list[_Unit], target: int, overlap: int) -> list[tuple[int
     return [(g[0].start, g[-1].end) for g in groups]
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` without the whitespace at either end (chunks and sentences alike)."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -163,7 +164,7 @@ def chunk_text(text: str, doc_type: str = "txt", settings: ChunkSettings = Chunk
     for sec in sections:
         units = _units(text, sec.start, sec.end, settings.target_tokens)
         for g0, g1 in _pack_units(units, settings.target_tokens, settings.overlap_tokens):
-            s, e = _trim(text, g0, g1)
+            s, e = trim(text, g0, g1)
             if s == e:
                 continue
             body = text[s:e]

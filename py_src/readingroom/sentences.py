@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .chunking import trim as _strip
+
 PROSE, ITEM, HEADING, CODE, TABLE = "prose", "item", "heading", "code", "table"
 
 # Words that end in a full stop without ending the sentence (compared lower-cased, without
@@ -41,14 +43,6 @@ class Sentence:
     start: int
     end: int
     kind: str = PROSE
-
-
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def _blocks(text: str) -> list[tuple[int, int, bool]]:
@@ -187,49 +181,52 @@ def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _block(text: str, start: int, end: int) -> list[Sentence]:
+    """A blank-line separated block: headings (a markdown "# ..." line, or a line underlined
+    with === / *** / ---) in their place, and the runs of lines between them."""
     lines = _lines(text, start, end)
     out: list[Sentence] = []
-    # Headings: a markdown "# ..." line, or a line underlined with === / *** / ---.
-    body: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
     i = 0
     while i < len(lines):
         a, b = lines[i]
-        if _ATX.match(text[a:b]) or (i + 1 < len(lines) and _UNDERLINE.match(text[lines[i + 1][0]:lines[i + 1][1]])
-                                     and text[a:b].strip()):
-            s, e = _strip(text, a, b)
-            out.append(Sentence(text[s:e], s, e, HEADING))
-            i += 2 if not _ATX.match(text[a:b]) else 1
+        atx = _ATX.match(text[a:b])
+        underlined = (i + 1 < len(lines) and text[a:b].strip()
+                      and _UNDERLINE.match(text[lines[i + 1][0]:lines[i + 1][1]]))
+        if atx or underlined or _UNDERLINE.match(text[a:b]):
+            out += _run(text, run)
+            run = []
+            if atx or underlined:
+                s, e = _strip(text, a, b)
+                out.append(Sentence(text[s:e], s, e, HEADING))
+            i += 2 if underlined and not atx else 1  # a rule or an overline is skipped
             continue
-        if _UNDERLINE.match(text[a:b]):  # a rule, or an overline
-            i += 1
-            continue
-        body.append((a, b))
+        run.append((a, b))
         i += 1
+    return out + _run(text, run)
+
+
+def _run(text: str, body: list[tuple[int, int]]) -> list[Sentence]:
+    """Lines with no heading among them: a table, code, list items, a label, or prose."""
     if not body:
-        return out
+        return []
     a, b = body[0][0], body[-1][1]
     chunk = text[a:b]
+    s, e = _strip(text, a, b)
     rows = sum(1 for x, y in body if text[x:y].count("|") >= 2 or text[x:y].lstrip().startswith(("+-", "+=", "|")))
     if rows * 2 >= len(body) and rows:  # a text table: its cells are not sentences
-        s, e = _strip(text, a, b)
-        return out + [Sentence(text[s:e], s, e, TABLE)]
+        return [Sentence(text[s:e], s, e, TABLE)]
     indented = all(text[x:y][:1] in (" ", "\t") for x, y in body)
     if indented and looks_like_code(chunk):
-        s, e = _strip(text, a, b)
-        return out + [Sentence(text[s:e], s, e, CODE)]
+        return [Sentence(text[s:e], s, e, CODE)]
     # List items: each bullet starts a unit; its wrapped lines continue it.
     starts = [x for x, y in body if _BULLET.match(text[x:y])]
     if starts:
         bounds = sorted(set([a] + starts)) + [b]
-        for x, y in zip(bounds, bounds[1:]):
-            kind = ITEM if x in starts else PROSE
-            out += _prose(text, x, y, kind)
-        return out
-    if len(body) == 1 and not re.search(r"[.!?:…。！？][\"'”’)\]]*(?:\s*\[\d+\])?\s*$", chunk):
-        s, e = _strip(text, a, b)
-        if len(chunk.split()) <= 12:  # a short line on its own: a label or signature
-            return out + [Sentence(text[s:e], s, e, HEADING)]
-    return out + _prose(text, a, b, PROSE)
+        return [u for x, y in zip(bounds, bounds[1:]) for u in _prose(text, x, y, ITEM if x in starts else PROSE)]
+    if len(body) == 1 and len(chunk.split()) <= 12 and not re.search(
+            r"[.!?:…。！？][\"'”’)\]]*(?:\s*\[\d+\])?\s*$", chunk):
+        return [Sentence(text[s:e], s, e, HEADING)]  # a short line on its own: a label or signature
+    return _prose(text, a, b, PROSE)
 
 
 def split(text: str) -> list[Sentence]:
