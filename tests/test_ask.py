@@ -113,6 +113,9 @@ def test_options(notes):
     for bad in ({"k": 0}, {"history_budget": -1}, {"standalone_query": 3}, {"nonsense": 1}):
         with pytest.raises(BadInput):
             run(notes.ask("kettle", options=bad))
+    for history in ("What is a kettle?", {"question": "What is a kettle?"}, 42):
+        with pytest.raises(BadInput, match="history must be a list"):
+            run(notes.ask("kettle", history))
 
 
 def test_another_models_library_answers_by_words_and_says_so(tmp_path, embedder):

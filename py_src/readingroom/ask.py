@@ -91,6 +91,8 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
         since[0] = now
 
     opts, own = split_options(options)
+    if isinstance(history, (str, bytes, dict)) or not hasattr(history or (), "__iter__"):
+        raise BadInput("history must be a list of earlier questions or turns, oldest first")
     q = " ".join(str(question or "").split())
     turns = followup.turns(history)
     given = " ".join((own["standalone_query"] or "").split())
