@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from readingroom import sql
+from readingroom import sql, vectors
 from readingroom._compat._not_in_pyodide import open_store
 from readingroom.index import Index, Provenance
 from readingroom.records import Filters
@@ -53,12 +53,12 @@ def test_a_filter_is_a_mask_and_never_comes_back_short(index):
 
 
 def test_block_reader_skips_deleted_slots_and_matches_row_reader(index):
-    _fill(index, 50)
-    for doc_id in (2, 7, 8, 31):
+    _fill(index, 2100)  # three of sqlite-vec's blocks of 1,024, read one per page
+    for doc_id in (2, 7, 8, 31, 1500):
         index.delete_document(doc_id)
-    blocks = VectorMatrix.from_vec0_blocks(index.store.query(sql.VECTOR_BLOCKS), DIM)
+    blocks = VectorMatrix.from_vec0_blocks(index._vector_blocks(per_page=1), DIM, 2095)
     rows = VectorMatrix.from_rows(index.store.query(sql.ALL_VECTORS), DIM)
-    assert len(blocks) == 46
+    assert len(blocks) == 2095
     assert blocks.ids.tolist() == rows.ids.tolist()
     assert np.array_equal(blocks.rows, rows.rows)
 
@@ -78,3 +78,79 @@ def test_ties_are_broken_by_chunk_id():
     assert [c for c, _ in m.top(np.array([1, 0], np.float32), 2)] == [1, 3]
     assert m.top(np.zeros(2, np.float32), 2) == []
     assert [c for c, _ in m.top(np.array([0, 1], np.float32), 5, allowed=np.array([5, 9]))] == [5, 9]
+
+
+def _clustered(n: int, dim: int, seed: int) -> np.ndarray:
+    """Vectors shaped like sentence embeddings: a shared mean direction, topic clusters,
+    and per-row noise (uniform random vectors would make every method look perfect)."""
+    rng = np.random.default_rng(seed)
+    mean = rng.standard_normal(dim)
+    mean *= 0.35 / np.linalg.norm(mean)
+    centres = rng.standard_normal((n // 40, dim)) / np.sqrt(dim)
+    rows = mean + centres[rng.integers(0, len(centres), n)] + rng.standard_normal((n, dim)) * (0.6 / np.sqrt(dim))
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def clustered():
+    rows = _clustered(30_000, 384, seed=3)
+    queries = rows[::150] + _clustered(200, 384, seed=4) * 0.3
+    return np.arange(1, len(rows) + 1, dtype=np.int64) * 3, rows, queries
+
+
+def _recall_at_10(matrix: VectorMatrix, truth_matrix: VectorMatrix, queries, **kw) -> float:
+    hits = 0
+    for q in queries:
+        truth = {c for c, _ in truth_matrix.top(q, 10)}
+        hits += len(truth & {c for c, _ in matrix.top(q, 100, **kw)[:10]})
+    return hits / (10 * len(queries))
+
+
+def test_quantised_search_keeps_recall_at_10_above_0_995(clustered, monkeypatch):
+    ids, rows, queries = clustered
+    monkeypatch.setattr(vectors, "BINARY_FROM", 10**9)
+    exact = VectorMatrix.build(ids, rows)
+    assert exact.kind == "float"
+    monkeypatch.setattr(vectors, "BINARY_FROM", 10_000)
+    binary_float = VectorMatrix.build(ids, rows)
+    assert binary_float.kind == "binary+float"
+    monkeypatch.setattr(vectors, "MAX_FLOAT_BYTES", 0)
+    binary_int8 = VectorMatrix.build(ids, rows)
+    assert binary_int8.kind == "binary+int8" and binary_int8.codes.nbytes == rows.nbytes // 4
+    by_id = {int(c): i for i, c in enumerate(exact.ids)}
+    stored = lambda chunk_ids: rows[[by_id[int(c)] for c in chunk_ids]]  # noqa: E731
+    assert _recall_at_10(binary_float, exact, queries) >= 0.995
+    assert _recall_at_10(binary_int8, exact, queries, exact=stored) >= 0.995
+    # The exact rescoring is what lifts int8: the best EXACT_RESCORE come back with true sims.
+    q = queries[0]
+    head = binary_int8.top(q, 100, exact=stored)[: vectors.EXACT_RESCORE]
+    assert all(abs(s - float(rows[by_id[c]] @ (q / np.linalg.norm(q)))) < 1e-5 for c, s in head)
+
+
+def test_quantised_search_masks_filters_and_breaks_ties_the_same_way(clustered, monkeypatch):
+    ids, rows, queries = clustered
+    monkeypatch.setattr(vectors, "BINARY_FROM", 10_000)
+    m = VectorMatrix.build(ids[::-1].copy(), rows[::-1].copy())  # any order in, ascending ids out
+    assert m.kind == "binary+float" and np.all(np.diff(m.ids) > 0)
+    allowed = ids[::20]  # 1,500: fewer than the binary stage keeps, so every one is scored exactly
+    got = m.top(queries[1], 50, allowed=allowed)
+    assert len(got) == 50 and {c for c, _ in got} <= set(allowed.tolist())
+    assert got == VectorMatrix.build(ids[::20], rows[::20]).top(queries[1], 50)
+    wider = m.top(queries[1], 50, allowed=ids[::3])  # 10,000: cut by Hamming distance first
+    assert {c for c, _ in wider} <= set(ids[::3].tolist()) and len(wider) == 50
+    assert m.top(queries[1], 5, allowed=np.array([999_999])) == []
+
+
+def test_a_large_library_reads_its_quantised_matrix_from_sqlite(index, monkeypatch):
+    vecs = _fill(index, 1500)
+    monkeypatch.setattr(vectors, "BINARY_FROM", 1000)
+    monkeypatch.setattr(vectors, "MAX_FLOAT_BYTES", 0)
+    m = index.vector_matrix()
+    assert m.kind == "binary+int8" and len(m) == 1500 and m.rows is None
+    q = vecs[17] + 0.3 * vecs[40]
+    exact = vector_candidates(index.store, q, 30, Filters())  # vec0's own exact KNN
+    fast = vector_candidates(index.store, q, 30, Filters(), m)
+    # The head is rescored with the stored floats: vec0's order and similarities.
+    head = vectors.EXACT_RESCORE
+    assert [c for c, _ in fast[:head]] == [c for c, _ in exact[:head]]
+    assert np.allclose([s for _, s in fast[:head]], [s for _, s in exact[:head]], atol=1e-5)

@@ -20,7 +20,8 @@ from .errors import ExtensionMissing, ModelMismatch, StorageError
 from .records import Chunk
 from .seams import Store
 from .bm25 import LexicalIndex
-from .vectors import MAX_MATRIX_BYTES, VectorMatrix
+from . import vectors
+from .vectors import VectorMatrix
 
 T = TypeVar("T")
 
@@ -239,7 +240,7 @@ class Index:
 
     def _build_matrix(self) -> VectorMatrix | None:
         _, chunks = self.counts()
-        if chunks * self.provenance.dim * 4 > MAX_MATRIX_BYTES:
+        if not vectors.fits(chunks, self.provenance.dim):
             return None
         return self._read_matrix(chunks)
 
@@ -261,12 +262,23 @@ class Index:
     def _read_matrix(self, expected: int) -> VectorMatrix:
         dim = self.provenance.dim
         try:
-            m = VectorMatrix.from_vec0_blocks(self.store.query(sql.VECTOR_BLOCKS), dim)
+            m = VectorMatrix.from_vec0_blocks(self._vector_blocks(), dim, expected)
             if len(m) == expected:
                 return m
         except (StorageError, ValueError):
             pass  # another vec0 layout: read it the portable way
         return VectorMatrix.from_rows(self.store.query(sql.ALL_VECTORS), dim)
+
+    def _vector_blocks(self, per_page: int = 16) -> Iterator[tuple]:
+        """sqlite-vec's blocks of 1,024 vectors, a few at a time."""
+        last = -1
+        while True:
+            page = self.store.query(sql.VECTOR_BLOCKS, (last, per_page))
+            for row in page:
+                yield row[1:]
+            if len(page) < per_page:
+                return
+            last = page[-1][0]
 
     def integrity(self) -> str:
         return str(self.store.query("PRAGMA integrity_check")[0][0])

@@ -34,7 +34,7 @@ def vector_candidates(store: Store, qvec: np.ndarray, n: int, f: Filters,
     """``(chunk_id, cosine similarity)``, best first, at most ``n``. With the in-memory
     ``matrix`` the search is one mat-vec (a filter is a mask); without it, vec0's KNN."""
     if matrix is not None:
-        return matrix.top(qvec, n, _allowed_ids(store, f))
+        return matrix.top(qvec, n, _allowed_ids(store, f), lambda ids: _stored_vectors(store, ids))
     blob = _as_blob(qvec)
     if not f.active:
         rows = store.query(sql.KNN, (blob, min(n, VEC0_MAX_K)))
@@ -69,6 +69,12 @@ def _allowed_ids(store: Store, f: Filters) -> np.ndarray | None:
         return None
     where, params = filters_sql.where(f)
     return np.array([r[0] for r in store.query(sql.ALLOWED.format(where=where), params)], dtype=np.int64)
+
+
+def _stored_vectors(store: Store, ids: np.ndarray) -> np.ndarray:
+    """The float32 vectors of ``ids`` as stored, in that order (for exact rescoring)."""
+    rows = store.query(sql.VECTORS_FOR, (json.dumps([int(i) for i in ids]),))
+    return np.frombuffer(b"".join(bytes(b) for _, b in rows), dtype=np.float32).reshape(len(rows), -1)
 
 
 def lexical_candidates(store: Store, text: str, n: int, f: Filters,

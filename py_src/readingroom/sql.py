@@ -123,10 +123,18 @@ INSERT_VECTOR = "INSERT INTO chunks_vec(rowid, embedding) VALUES (?, ?)"
 GET_VECTOR = "SELECT embedding FROM chunks_vec WHERE rowid = ?"
 # Every vector, for the in-memory matrix (vectors.py). The first reads sqlite-vec 0.1's
 # shadow tables a block of 1,024 vectors at a time; the second is the portable fallback.
+# Paged (?1: the last block read, ?2: blocks per page) so a large library never crosses
+# into Python at once.
 VECTOR_BLOCKS = """
-SELECT c.size, c.validity, c.rowids, v.vectors
+SELECT c.chunk_id, c.size, c.validity, c.rowids, v.vectors
 FROM chunks_vec_chunks c JOIN chunks_vec_vector_chunks00 v ON v.rowid = c.chunk_id
+WHERE c.chunk_id > ?1
 ORDER BY c.chunk_id
+LIMIT ?2
+"""
+# Stored vectors of a few chunks, in the order asked (the exact rescoring in vectors.py).
+VECTORS_FOR = """
+SELECT v.rowid, v.embedding FROM json_each(?) j JOIN chunks_vec v ON v.rowid = j.value ORDER BY j.key
 """
 ALL_VECTORS = "SELECT rowid, embedding FROM chunks_vec"
 DATA_VERSION = "PRAGMA data_version"
