@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from . import sql
 from .errors import BadInput
 from .records import Filters
 
@@ -68,6 +69,8 @@ def from_dict(d: dict | None) -> Filters:
                 kw[k] = tuple(int(i) for i in (v if isinstance(v, (list, tuple)) else (v,)))
             except (TypeError, ValueError) as e:
                 raise BadInput(f"doc_ids must be whole numbers: {e}") from e
+            if not all(sql.is_rowid(i) for i in kw[k]):
+                raise BadInput("doc_ids must be document ids (whole numbers below 2**63)")
         else:
             kw[k] = tuple(str(x) for x in v) if isinstance(v, (list, tuple)) else (str(v),)
     return Filters(**kw)

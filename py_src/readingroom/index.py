@@ -180,6 +180,8 @@ class Index:
         self.store.query(sql.DELETE_DOC, (doc_id,))
 
     def delete_document(self, doc_id: int) -> bool:
+        if not sql.is_rowid(doc_id):
+            return False
         with self.transaction():
             existed = bool(self.store.query("SELECT 1 FROM documents WHERE id = ?", (doc_id,)))
             self.delete_rows(doc_id)
@@ -216,6 +218,8 @@ class Index:
         self.mismatch = None
 
     def vector(self, chunk_id: int) -> np.ndarray | None:
+        if not sql.is_rowid(chunk_id):
+            return None
         rows = self.store.query(sql.GET_VECTOR, (chunk_id,))
         return np.frombuffer(rows[0][0], dtype=np.float32) if rows else None
 

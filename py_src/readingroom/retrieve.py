@@ -268,7 +268,10 @@ def neighbours(index: Index, chunk_id: int, before: int = 1, after: int = 1) -> 
     """The chunk and up to ``before``/``after`` chunks on each side of it, in document order."""
     if index.is_empty():
         return reasons.Hits(reason=reasons.NO_DOCUMENTS)
-    rows = index.store.query(sql.NEIGHBOUR_IDS, (chunk_id, max(0, before), max(0, after)))
+    if not sql.is_rowid(chunk_id):
+        return reasons.Hits()
+    span = (min(max(0, n), sql.ROWID_MAX // 2) for n in (before, after))  # idx -/+ span stays bindable
+    rows = index.store.query(sql.NEIGHBOUR_IDS, (chunk_id, *span))
     ids = [int(r[0]) for r in rows]
     bases = search.hits_for(index.store, ids)
     return reasons.Hits(bases[c] for c in ids if c in bases)

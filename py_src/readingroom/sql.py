@@ -10,6 +10,14 @@ three and nothing can be left half-written.
 from __future__ import annotations
 
 SCHEMA_VERSION = 1
+ROWID_MIN, ROWID_MAX = -(2**63), 2**63 - 1  # SQLite's ids are signed 64-bit integers
+
+
+def is_rowid(value: int) -> bool:
+    """Whether ``value`` can be an id in the database at all. One from outside (a URL, the
+    command line) may be any integer; one that cannot be bound names no row, and asking for
+    it must say "none", not fail in the driver."""
+    return ROWID_MIN <= value <= ROWID_MAX
 
 # The vector dimension is part of the table definition, so the schema is a template.
 SCHEMA = """
