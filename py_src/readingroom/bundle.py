@@ -51,6 +51,10 @@ def merge(index: Index, schema: str, version: str) -> Merged:
              for k in ("model_id", "dim", "chunker_version", "schema_version") if theirs.get(k) != want[k]]
     if diffs:
         raise ModelMismatch("the bundled index was built differently (" + "; ".join(diffs) + ")")
+    index.adopt_if_empty()
+    if index.stored_provenance.get("dim") != want["dim"]:  # its vectors cannot sit beside ours
+        raise ModelMismatch(f"this library was built differently ({index.mismatch}); re-index it, "
+                            "then the bundled set can be merged")
     with index.transaction():
         old = [int(r[0]) for r in q(sql.BUNDLED_DOC_IDS, (BUNDLE_SOURCE,))]
         for doc_id in old:

@@ -101,8 +101,21 @@ class Index:
         return "; ".join(diffs) or None
 
     def require_compatible(self) -> None:
-        if self.mismatch:
-            raise ModelMismatch(f"this index was built differently ({self.mismatch}); re-index to use it")
+        self.adopt_if_empty()
+        if not self.mismatch:
+            return
+        if self.stored_provenance.get("chunker_version") != self.provenance.chunker_version:
+            raise ModelMismatch(f"this index was built differently ({self.mismatch}); delete its documents "
+                                "and add the files again")
+        raise ModelMismatch(f"this index was built differently ({self.mismatch}); re-index to use it")
+
+    def adopt_if_empty(self) -> None:
+        """A library with no passages has no vectors to mix, whoever made it: it becomes this
+        app's (vector table and provenance) rather than refuse every document added to it. Only
+        a different schema stays a mismatch: its tables are not the ones this app writes."""
+        if (self.mismatch and self.is_empty()
+                and self.stored_provenance.get("schema_version") == str(self.provenance.schema_version)):
+            self.replace_vectors([], np.zeros((0, self.provenance.dim), np.float32))
 
     # -- transactions ----------------------------------------------------------------------
     @contextmanager

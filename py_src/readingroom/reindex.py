@@ -40,6 +40,7 @@ class Reindexed:
 async def reindex(index: Index, embedder: Embedder,
                   progress: Callable[[dict], None] = lambda e: None,
                   cancelled: Callable[[], bool] = lambda: False) -> Reindexed:
+    index.adopt_if_empty()  # nothing to re-chunk or re-embed: whoever made it, it is this app's now
     stored = index.stored_provenance
     want = index.provenance
     if stored.get("schema_version") != str(want.schema_version):
@@ -47,7 +48,8 @@ async def reindex(index: Index, embedder: Embedder,
                        f"reads version {want.schema_version}; make the index again with this version")
     if stored.get("chunker_version") != want.chunker_version:
         raise BadInput(f"this index was chunked by chunker version {stored.get('chunker_version')!r} "
-                       f"and this app uses {want.chunker_version!r}; add the files again to re-chunk them")
+                       f"and this app uses {want.chunker_version!r}; delete its documents and add the files "
+                       "again to re-chunk them")
     rows = index.store.query(sql.REINDEX_CHUNKS)
     by_doc: dict[str, list[tuple[int, Chunk]]] = {}
     for cid, name, idx, text, heading_path in rows:
