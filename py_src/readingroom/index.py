@@ -135,9 +135,14 @@ class Index:
         self.store.execute_script("COMMIT")
 
     # -- documents -------------------------------------------------------------------------
-    def find(self, name: str) -> tuple[int, str] | None:
+    def find(self, name: str) -> tuple[int, str, str | None] | None:
+        """The stored document of that name: (id, content hash, source type)."""
         rows = self.store.query(sql.DOC_BY_NAME, (name,))
-        return (rows[0][0], rows[0][1]) if rows else None
+        return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
+
+    def set_source(self, doc_id: int, source_type: str | None) -> None:
+        with self.transaction():
+            self.store.query(sql.SET_DOC_SOURCE, (source_type, doc_id))
 
     def replace_document(self, *, name: str, doc_type: str, content_hash: str, size: int,
                          meta: dict, chunks: Sequence[Chunk], vectors: np.ndarray,

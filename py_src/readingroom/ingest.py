@@ -168,6 +168,10 @@ async def _add_one(index: Index, embedder: Embedder, doc: NewDocument, settings:
     digest = document_hash(text, doc.meta)
     existing = index.find(doc.name)
     if existing and existing[1] == digest:
+        if existing[2] != doc.meta.get("source_type"):
+            # The same text was there as part of the bundled set: added by the user, it is
+            # theirs now, and a later bundle version must not take it away.
+            index.set_source(existing[0], doc.meta.get("source_type"))
         return Outcome(name=doc.name, status="unchanged", doc_id=existing[0], chunks=len(chunks))
     inputs = [embedding_text(c) for c in chunks]
     vectors = []

@@ -103,7 +103,8 @@ GET_META_KEY = "SELECT value FROM meta WHERE key = ?"
 EXTENSIONS = "SELECT vec_version()"
 
 # -- documents ---------------------------------------------------------------------------
-DOC_BY_NAME = "SELECT id, content_hash FROM documents WHERE name = ?"
+DOC_BY_NAME = "SELECT id, content_hash, source_type FROM documents WHERE name = ?"
+SET_DOC_SOURCE = "UPDATE documents SET source_type = ? WHERE id = ?"
 INSERT_DOC = """
 INSERT INTO documents(name, doc_type, content_hash, size, added_at, source_type, date, meta)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
