@@ -112,6 +112,11 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
+    @property
+    def nbytes(self) -> int:
+        """Memory held: the chunk arrays and the postings kept."""
+        return self.ids.nbytes + self.norm.nbytes + self._bytes
+
     def missing(self, words: Iterable[str]) -> list[str]:
         return [w for w in dict.fromkeys(words) if w not in self._postings]
 

@@ -27,6 +27,45 @@ async ([queries, options, warmup]) => {
 """
 
 
+_FIRST_QUERY = """
+async (q) => {
+  const t0 = performance.now();
+  const r = await window.readingroom.query(q);
+  return {total: performance.now() - t0, stages: r.stats.timings_ms};
+}
+"""
+# The tab's memory after the queries: Pyodide's wasm heap and sqlite-wasm's, in bytes.
+_MEMORY = """
+async () => {
+  const m = await window.readingroom.debug.memory();
+  return {pyodide_heap_bytes: m.heapBytes, sqlite_heap_bytes: m.sqliteHeapBytes};
+}
+"""
+
+
+def matrices(index_path, queries: list[str]) -> dict:
+    """What the page's in-memory legs hold for this index after these queries, computed
+    natively on the same file (the matrices are built the same way on both sides)."""
+    from .._compat import open_store
+    from ..index import Index, Provenance
+    from ..model_files import DIM, MODEL_ID
+    from ..records import Filters
+    from ..search import lexical_candidates
+
+    index = Index(open_store(index_path), Provenance(MODEL_ID, DIM))
+    try:
+        m = index.vector_matrix()
+        lexicon = index.lexical_index()
+        for q in queries:
+            lexical_candidates(index.store, q, 100, Filters(), lexicon)
+        vector_bytes = 0 if m is None else sum(a.nbytes for a in (m.ids, m.rows, m.codes, m.scales, m.bits)
+                                                if a is not None)
+        return {"vector_kind": m.kind if m is not None else "vec0", "vector_matrix_bytes": vector_bytes,
+                "lexical_bytes": 0 if lexicon is None else lexicon.nbytes}
+    finally:
+        index.store.close()
+
+
 def query_latency(page, queries: list[str], options: dict | None = None, warmup: int = 10) -> dict:
     runs = page.evaluate(_RUN_QUERIES, [queries, options or {}, warmup])
     stages: dict[str, list[float]] = {}
@@ -77,8 +116,11 @@ def run(ds: Dataset, sizes: list[int], n_queries: int = 120, rebuild: bool = Tru
             t0 = time.perf_counter()
             status = bb.import_index(page, idx)
             imported = time.perf_counter() - t0
+            # The first query after the import loads the in-memory legs: the time to open.
+            first = page.evaluate(_FIRST_QUERY, queries[0])
             out["sizes"][str(n)] = {"chunks": status["chunks"], "import_s": round(imported, 2),
-                                    "stages": query_latency(page, queries)}
+                                    "first_query_ms": first, "stages": query_latency(page, queries),
+                                    "memory": {**page.evaluate(_MEMORY), **matrices(idx, queries)}}
             ctx.close()
     return out
 

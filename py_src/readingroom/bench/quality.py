@@ -95,6 +95,9 @@ def run_native(ds: Dataset, model_dir: str | None = None) -> dict:
         t0 = time.perf_counter()
         result = run_sync(run_library(lib, ds))
         result["seconds"] = round(time.perf_counter() - t0, 2)
+        from . import legs
+
+        result["legs"] = legs.check(lib, [ds.queries[q] for q in ds.qrels if q in ds.queries])
     finally:
         lib.close()
     result["index"] = {"path": str(path), **build}
