@@ -254,7 +254,7 @@ def similar(index: Index, chunk_id: int, k: int = 8) -> reasons.Hits:
     if index.is_empty():
         return reasons.Hits(reason=reasons.NO_DOCUMENTS)
     vec = index.vector(chunk_id)
-    if vec is None:
+    if vec is None or k < 1:  # k < 1 asks for nothing (and vec0 refuses a k below 1)
         return reasons.Hits()
     near = [(c, s) for c, s in search.vector_candidates(index.store, vec, k + 1, Filters(),
                                                                 index.vector_matrix())
