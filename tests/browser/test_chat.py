@@ -54,6 +54,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.fixture
+def refused_url():
+    """A URL on 127.0.0.1 that refuses connections for the whole test: the port stays bound (so
+    nothing else can take it) and never listens. A port freed and reused by number could be
+    taken meanwhile by another process."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
 # --- a real llama-server --------------------------------------------------------------------
 
 def llama_server_command() -> tuple[list[str], dict]:
@@ -309,8 +319,8 @@ def test_grounded_answer_streams_from_llama_server(context, site, guard, proxy):
     assert proxy.posts()[-1]["json"]["messages"] == [{"role": "user", "content": "Say hello."}]
 
 
-def test_errors_unreachable_http_status_and_dropped_stream(context, site, guard, proxy):
-    dead = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+def test_errors_unreachable_http_status_and_dropped_stream(context, site, guard, proxy, refused_url):
+    dead = refused_url  # nothing listens there
     guard.origins.update({dead, proxy.url})
     settings = {"transport": "openai", "baseUrl": f"{dead}/v1", "temperature": 0, "maxTokens": 32}
     pg = open_chat(context, site, settings, api_key="wrong-key")
@@ -337,10 +347,14 @@ def test_errors_unreachable_http_status_and_dropped_stream(context, site, guard,
     policies = pg.evaluate("() => [...document.querySelectorAll('meta[http-equiv=Content-Security-Policy]')].map((m) => m.content)")
     assert policies[-1] == f"connect-src 'self' {proxy.url}"
     # The stricter policy is enforced: the old server's origin is now refused by the browser.
+    # The violation event is waited for itself (it may come after fetch rejects); the timer only
+    # bounds a failure, so a slow machine cannot turn a refusal into a miss.
     blocked = pg.evaluate("""async (url) => {
-        let violation = null;
-        document.addEventListener('securitypolicyviolation', (e) => { violation = e.violatedDirective; });
-        try { await fetch(url); } catch (e) { await new Promise((r) => setTimeout(r, 100)); return violation; }
+        const violated = new Promise((resolve) => document.addEventListener(
+            'securitypolicyviolation', (e) => resolve(e.violatedDirective), { once: true }));
+        try { await fetch(url); } catch (e) {
+            return Promise.race([violated, new Promise((r) => setTimeout(() => r('no violation event'), 60000))]);
+        }
         return 'fetched';
     }""", f"{dead}/x")
     assert blocked == "connect-src"
@@ -402,7 +416,7 @@ def test_in_browser_model_streams_tokens_and_stops(context, site, guard):
     pg.locator("#chat-root .chat-grounded input").uncheck()
     pg.fill("#chat-root textarea", "Write a long story about a kettle and a teapot.")
     pg.click("#chat-root .chat-ask")
-    pg.wait_for_function("() => document.getElementById('chat-3')?.dataset.ttftMs !== undefined", timeout=120_000)
+    pg.wait_for_function("() => document.getElementById('chat-3')?.dataset.ttftMs !== undefined", timeout=300_000)
     pg.click("#chat-root .chat-stop")
     pg.wait_for_function(f"() => {ENDED.format(id='chat-3')}", timeout=60_000)
     stopped = turn(pg, "chat-3")
