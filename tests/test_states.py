@@ -667,3 +667,37 @@ def machine_settings() -> settings:
 
 def test_every_sequence_of_operations_leaves_a_whole_library_that_answers(shared):
     run_state_machine_as_test(lambda: LibraryStates(shared), settings=machine_settings())
+
+
+def test_the_heaviest_documents_in_one_fixed_sequence(shared):
+    """The sequences above are drawn, and a small CI budget may never draw the 10,000-heading
+    file or the PDF pages; this fixed one always does, through the same rules and invariants."""
+    m = LibraryStates(shared)
+    steps = [
+        lambda: m.add([BY_KEY[k] for k in [("headings.md", 0), ("pages.pdf", 0), ("dup-a.md", 0),
+                                           ("dup-b.md", 0), ("pages.pdf", 1)]]),
+        lambda: m.retrieve("Part 3", {"k": 30, "cap_key": None, "candidates": 4096}),
+        lambda: m.retrieve("see the part above", {"mode": "vector", "mmr_lambda": 0.5}),
+        lambda: m.retrieve("kettles", {"mode": "lexical", "filters": {"doc_types": ["pdf"]}}),
+        lambda: m.ask("Part 3", ["tea?"], {}),
+        lambda: m.reads_of_an_unknown_chunk(2**63),
+        m.export,
+        lambda: m.add([BY_KEY["headings.md", 1]]),  # 10,000 chunks replaced by the folded headings
+        lambda: m.retrieve("Heading 4", {"fusion": "linear", "normalisation": "sigmoid"}),
+        lambda: m.pretend_another_model_made_it("model"),
+        lambda: m.merge_bundle("v1"),
+        m.reindex,
+        lambda: m._import(m.snapshots[0].path, m.snapshots[0].model),
+        lambda: m.retrieve("Part 3", {}),
+        m.delete_all,
+        lambda: m.retrieve("Part 3", {}),
+        lambda: m.ask("Part 3", [], {}),
+    ]
+    try:
+        for step in steps:
+            step()
+            m.database_is_whole()
+            m.documents_are_what_the_model_says()
+            m.status_counts_the_tables()
+    finally:
+        m.teardown()
