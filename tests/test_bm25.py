@@ -132,16 +132,23 @@ def test_follows_writes_and_terms_too_large_go_to_fts5():
     assert second is not first and len(second) == 1
     assert [c for c, _ in search.lexical_candidates(idx.store, "beta", 5, Filters(), second)] == [2]
     tiny = bm25.LexicalIndex(second.ids, np.ones(1), 1, 1, max_bytes=16)
-    assert not tiny.add("beta", "4")  # one posting is more than 16 bytes beside the chunk arrays
+    assert tiny.top(["beta"], 5, lambda term: "4") is None  # one posting is more than 16 bytes beside the chunk arrays
     assert search.lexical_candidates(idx.store, "beta", 5, Filters(), tiny) == \
         search.lexical_candidates(idx.store, "beta", 5, Filters())
     idx.store.close()
 
 
-def test_least_recently_used_terms_make_room():
+def test_least_recently_used_terms_make_room_and_unknown_words_are_never_kept():
     lex = bm25.LexicalIndex(np.arange(1, 11), np.full(10, 5), 10, 50, max_bytes=10 * 16 + 12 * 12)
-    assert lex.add("a", " ".join(str(2 * i) for i in range(1, 11)))  # 10 postings
-    assert lex.add("b", "2 4")
-    lex.top(["a"], 3)  # "a" is now the most recently used
-    assert lex.add("c", "6 8")  # 14 postings do not fit in 12: "b" goes
-    assert lex.missing(["a", "b", "c"]) == ["b"]
+    stored = {"a": " ".join(str(2 * i) for i in range(1, 11)), "b": "2 4", "c": "6 8"}
+    reads = []
+    fetch = lambda term: reads.append(term) or stored.get(term)  # noqa: E731
+    assert [c for c, _ in lex.top(["a", "b"], 3, fetch)] == [1, 2, 3]  # 12 postings: both kept
+    lex.top(["a"], 3, fetch)  # "a" is now the most recently used
+    lex.top(["c"], 3, fetch)  # 14 postings do not fit in 12: "b" goes
+    assert reads == ["a", "b", "c"]
+    lex.top(["a", "b", "c"], 3, fetch)  # "b" comes back and pushes "c" out, which comes back
+    assert reads == ["a", "b", "c", "b", "c"]
+    for i in range(1000):  # made-up words match nothing, are read each time and never kept
+        assert lex.top([f"nosuchword{i}"], 3, fetch) == []
+    assert set(lex._postings) <= {"a", "b", "c"}

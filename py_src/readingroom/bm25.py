@@ -34,7 +34,7 @@ arrays alone pass the bound, or a term whose postings do, stays with FTS5.
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import Callable
 
 import numpy as np
 
@@ -117,46 +117,52 @@ class LexicalIndex:
         """Memory held: the chunk arrays and the postings kept."""
         return self.ids.nbytes + self.norm.nbytes + self._bytes
 
-    def missing(self, words: Iterable[str]) -> list[str]:
-        return [w for w in dict.fromkeys(words) if w not in self._postings]
-
-    def add(self, term: str, instances: str | None) -> bool:
-        """Keep a term's postings, given its FTS5 instances in index order as text: one
-        ``chunk_id * 2 + column`` per occurrence (0 text, 1 heading). False when the term
-        alone is larger than the bound (the query then goes to FTS5)."""
+    def _load(self, term: str, instances: str | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """A term's postings from its FTS5 instances in index order, given as text: one
+        ``chunk_id * 2 + column`` per occurrence (0 text, 1 heading). Kept for later queries
+        unless empty (a word the library lacks costs one index seek each time, and is never
+        kept: a stream of made-up words must not grow memory). None when the term alone is
+        larger than the bound (the query then goes to FTS5)."""
         v = np.fromstring(instances or "", dtype=np.int64, sep=" ")
         if len(v) == 0:
-            pos, weight = np.zeros(0, np.int32), np.zeros(0, np.float64)
-        else:
-            doc, column = v >> 1, v & 1
-            first = np.flatnonzero(np.concatenate(([True], doc[1:] != doc[:-1])))
-            f = np.add.reduceat(np.where(column == 1, BM25_WEIGHTS[1], BM25_WEIGHTS[0]), first)
-            docs = doc[first]
-            pos = np.searchsorted(self.ids, docs)
-            if np.any(pos >= len(self.ids)) or np.any(self.ids[np.minimum(pos, len(self.ids) - 1)] != docs):
-                raise ValueError(f"FTS5 lists chunks for {term!r} that its docsize table does not")
-            pos = pos.astype(np.int32)
-            weight = (f * (K1 + 1.0)) / (f + self.norm[pos])
+            return np.zeros(0, np.int32), np.zeros(0, np.float64)
+        doc, column = v >> 1, v & 1
+        first = np.flatnonzero(np.concatenate(([True], doc[1:] != doc[:-1])))
+        f = np.add.reduceat(np.where(column == 1, BM25_WEIGHTS[1], BM25_WEIGHTS[0]), first)
+        docs = doc[first]
+        pos = np.searchsorted(self.ids, docs)
+        if np.any(pos >= len(self.ids)) or np.any(self.ids[np.minimum(pos, len(self.ids) - 1)] != docs):
+            raise ValueError(f"FTS5 lists chunks for {term!r} that its docsize table does not")
+        pos = pos.astype(np.int32)
+        weight = (f * (K1 + 1.0)) / (f + self.norm[pos])
         size = len(pos) * _POSTING_BYTES
         room = self.max_bytes - len(self.ids) * _CHUNK_BYTES
         if size > room:
-            return False
+            return None
         while self._postings and self._bytes + size > room:
             old = next(iter(self._postings))  # least recently used first (see top)
             self._bytes -= len(self._postings.pop(old)[0]) * _POSTING_BYTES
         self._postings[term] = (pos, weight)
         self._bytes += size
-        return True
+        return pos, weight
 
-    def top(self, query: list[str], n: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+    def top(self, query: list[str], n: int, instances: Callable[[str], str | None],
+            allowed: np.ndarray | None = None) -> list[tuple[int, float]] | None:
         """``(chunk_id, score)`` for the chunks matching any term, best first, at most ``n``;
-        the score is minus FTS5's ``bm25()``. Every term must have been ``add``ed."""
+        the score is minus FTS5's ``bm25()``. ``instances(term)`` reads a term FTS5 has not
+        given us yet (see ``_load``). None when a term is too large to hold."""
         if n <= 0 or not query or not len(self.ids):
             return []
         scores = np.zeros(len(self.ids), dtype=np.float64)
         for term in query:
-            pos, weight = self._postings.pop(term)
-            self._postings[term] = (pos, weight)  # most recently used goes last
+            kept = self._postings.pop(term, None)
+            if kept is not None:
+                self._postings[term] = kept  # most recently used goes last
+            else:
+                kept = self._load(term, instances(term))
+                if kept is None:
+                    return None
+            pos, weight = kept
             df = len(pos)
             idf = math.log((self.rows - df + 0.5) / (df + 0.5))
             if idf <= 0.0:

@@ -104,14 +104,8 @@ def _lexical_in_memory(store: Store, lexicon: LexicalIndex, text: str, n: int,
     words = query_terms(text)
     if words is None:
         return None
-    todo = lexicon.missing(words)
-    if todo:
-        for word in todo:
-            if not lexicon.add(word, store.query(sql.FTS_TERM_INSTANCES, (word,))[0][0]):
-                return None
-        if lexicon.missing(words):  # this query's own terms pushed each other out
-            return None
-    return lexicon.top(words, n, _allowed_ids(store, f))
+    return lexicon.top(words, n, lambda word: store.query(sql.FTS_TERM_INSTANCES, (word,))[0][0],
+                       _allowed_ids(store, f))
 
 
 def hits_for(store: Store, ids: list[int]) -> dict[int, Hit]:
