@@ -2,7 +2,8 @@
 //
 // The page asks it to 'start' (resolves once the model is loaded and warmed) and hands it one end
 // of a MessageChannel with 'connect'; the retrieval worker holds the other end and sends 'embed'
-// and 'countTokens' there directly, so vectors never pass through the page.
+// (queries), 'embedBackground' (ingestion) and 'countTokens' there directly, so vectors never pass
+// through the page.
 
 import { Tensor, env, mean_pooling, pipeline } from './vendor/transformers/transformers.js';
 import { Transfer, rpcServe } from './rpc.js';
@@ -14,8 +15,11 @@ const MAX_TOKENS = 256; // same cap as the native side; the shipped tokenizer fi
 // padding: measured on 96 SciFact chunks (~135 tokens), length buckets of at most 256 padded
 // tokens embed 1.2-1.7x faster than unsorted batches of 16 and as fast as one text per call,
 // while short texts (queries) still share a call.
+// A worker started with a name holding `threads=N` or `batchTokens=N` uses those instead (the
+// bench's A/B runs; see py_src/readingroom/bench/embedding.py).
+const override = (key) => Number(new RegExp(`\\b${key}=(\\d+)`).exec(self.name ?? '')?.[1]) || null;
 const BATCH = 16;
-const BATCH_TOKENS = MAX_TOKENS;
+const BATCH_TOKENS = override('batchTokens') ?? MAX_TOKENS;
 
 const vendor = new URL('./vendor/transformers/', import.meta.url);
 env.allowRemoteModels = false; // never reach for the Hugging Face hub
@@ -35,7 +39,7 @@ wasm.wasmPaths.wasm = new URL('ort-wasm-simd-threaded.wasm', vendor).href;
 // sw.js send COOP/COEP). onnxruntime-web's own default is min(4, ceil(cores / 2)), one thread on
 // two cores, so the count is set: every core when isolated, else one (and status() says why).
 const isolated = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
-const threads = isolated ? Math.max(1, navigator.hardwareConcurrency || 1) : 1;
+const threads = isolated ? Math.max(1, override('threads') ?? navigator.hardwareConcurrency ?? 1) : 1;
 const threadNote = isolated ? '' : 'this page is not cross-origin isolated, so the embedding model runs on one thread';
 wasm.numThreads = threads;
 
@@ -93,6 +97,40 @@ async function embedBatch(extractor, texts) {
   return embedRows(extractor, texts.map((t) => encodeCapped(extractor.tokenizer, t)));
 }
 
+// Queries first: every model call goes through one queue with two priorities. A request is cut
+// into length buckets (below) and each bucket is one job, so a query arriving during a big
+// ingestion waits for at most the one bucket being computed, then runs before the ingestion's
+// remaining buckets. Only one model call runs at a time: the session's threads are all busy with it.
+const jobs = { query: [], background: [] };
+let pumping = false;
+
+function schedule(priority, task) {
+  return new Promise((resolve, reject) => {
+    jobs[priority].push({ task, resolve, reject });
+    pump();
+  });
+}
+
+async function pump() {
+  if (pumping) return;
+  pumping = true;
+  try {
+    for (let job = next(); job; job = next()) {
+      try {
+        job.resolve(await job.task());
+      } catch (err) {
+        job.reject(err);
+      }
+    }
+  } finally {
+    pumping = false;
+  }
+}
+
+function next() {
+  return jobs.query.shift() ?? jobs.background.shift();
+}
+
 /**
  * Vectors for any number of texts, in their order, as one Float32Array [n * DIM].
  *
@@ -101,20 +139,23 @@ async function embedBatch(extractor, texts) {
  * about its own length instead of its longest stranger's; the rows go back to their places.
  * Padding is masked out of the mean, so the vectors are the same as one text at a time.
  */
-async function embedTexts(extractor, texts) {
+async function embedTexts(extractor, texts, priority = 'query') {
   const rows = texts.map((t) => encodeCapped(extractor.tokenizer, t));
   const order = rows.map((_, i) => i).sort((a, b) => rows[a].length - rows[b].length);
   const out = new Float32Array(texts.length * DIM);
+  const buckets = [];
   for (let start = 0; start < order.length;) {
     let end = start + 1;
     // Sorted ascending, so the row being added is the batch's widest.
     while (end < order.length && end - start < BATCH && (end - start + 1) * rows[order[end]].length <= BATCH_TOKENS) end++;
-    const idx = order.slice(start, end);
+    buckets.push(order.slice(start, end));
+    start = end;
+  }
+  await Promise.all(buckets.map((idx) => schedule(priority, async () => {
     const tensor = await embedRows(extractor, idx.map((i) => rows[i]));
     idx.forEach((i, r) => out.set(tensor.data.subarray(r * DIM, (r + 1) * DIM), i * DIM));
     tensor.dispose?.();
-    start = end;
-  }
+  })));
   return out;
 }
 
@@ -128,10 +169,19 @@ function asStrings(texts) {
   return texts;
 }
 
+/** Query-path texts (searches, answers): ahead of any ingestion work. */
 async function embed({ texts }) {
   const { extractor } = await loaded;
   asStrings(texts);
-  const out = await embedTexts(extractor, texts);
+  const out = await embedTexts(extractor, texts, 'query');
+  return new Transfer(out, [out.buffer]);
+}
+
+/** Ingestion's texts: computed when no query is waiting. */
+async function embedBackground({ texts }) {
+  const { extractor } = await loaded;
+  asStrings(texts);
+  const out = await embedTexts(extractor, texts, 'background');
   return new Transfer(out, [out.buffer]);
 }
 
@@ -144,10 +194,10 @@ async function countTokens({ texts }) {
 
 async function start() {
   const { loadMs } = await loaded;
-  return { model: MODEL, dim: DIM, maxTokens: MAX_TOKENS, loadMs, backend: 'wasm', threads, crossOriginIsolated: isolated, threadNote };
+  return { model: MODEL, dim: DIM, maxTokens: MAX_TOKENS, loadMs, backend: 'wasm', threads, batchTokens: BATCH_TOKENS, crossOriginIsolated: isolated, threadNote };
 }
 
-const portHandlers = { embed, countTokens };
+const portHandlers = { embed, embedBackground, countTokens };
 rpcServe(self, {
   start,
   connect: ({ port }) => {

@@ -158,6 +158,7 @@ function hostModule(sql) {
     exec: (text) => sql.exec(text),
     query: (text, params) => sql.query(text, params),
     embed: (texts) => embedCall('embed', texts),
+    embedBackground: (texts) => embedCall('embedBackground', texts),
     countTokens: (texts) => embedCall('countTokens', texts),
     // Python's own events ({event: 'document' | 'chunks', ...}) go to the page as stage 'work'.
     progress: (json) => {
@@ -194,15 +195,33 @@ function pythonErrorInfo(err) {
   return info;
 }
 
-// Python's coroutines are not re-entrant against one connection: run page requests one at a time.
-let queue = Promise.resolve();
-function serialized(fn) {
+// Page requests run in lanes. An op in the 'alone' lane (start, imports, deletes, ...) runs with
+// nothing else in flight. Reads (searches, questions, lists) and ingestion (adding documents,
+// re-indexing) may run beside each other, one at a time within each lane: Python gives the event
+// loop up only while it waits for an embedding, never inside a transaction (one per document), so
+// a search typed during a long import is answered between two of its embedding batches instead of
+// after the whole import.
+const lanes = { alone: Promise.resolve(), tails: {} };
+
+function inLane(lane, fn) {
   return (msg) => {
-    const run = queue.then(() => fn(msg));
-    queue = run.catch(() => {});
+    const before = lane === 'alone'
+      ? Promise.all([lanes.alone, ...Object.values(lanes.tails)])
+      : Promise.all([lanes.alone, lanes.tails[lane]]);
+    const run = before.then(() => fn(msg));
+    const settled = run.then(() => {}, () => {});
+    if (lane === 'alone') {
+      lanes.alone = settled;
+      lanes.tails = {};
+    } else {
+      lanes.tails[lane] = settled;
+    }
     return run;
   };
 }
+const serialized = (fn) => inLane('alone', fn);
+const reading = (fn) => inLane('read', fn);
+const ingesting = (fn) => inLane('ingest', fn);
 
 /**
  * Call one of readingroom.worker's JSON-in, JSON-out coroutines and return its parsed reply as is,
@@ -357,23 +376,23 @@ function memory() {
 
 rpcServe(self, {
   start: serialized(start),
-  addDocuments: serialized(({ docs }) => callPython('add_documents', JSON.stringify(docs))),
+  addDocuments: ingesting(({ docs }) => callPython('add_documents', JSON.stringify(docs))),
   query: ({ text, options }) => {
     // A newer query makes the running one stop early (Python checks between stages); this call is
     // synchronous, so it lands while that query waits on an embedding.
     const queryId = ++lastQueryId;
     if (api) api.cancel_queries_before(queryId);
-    return serialized(() => callPython('query', String(text), JSON.stringify(options ?? {}), queryId))();
+    return reading(() => callPython('query', String(text), JSON.stringify(options ?? {}), queryId))();
   },
   // A question shares query's ids: a newer question or query stops it early.
   ask: ({ question, history, options }) => {
     const queryId = ++lastQueryId;
     if (api) api.cancel_queries_before(queryId);
-    return serialized(() => callPython('ask', String(question), JSON.stringify(history ?? []),
+    return reading(() => callPython('ask', String(question), JSON.stringify(history ?? []),
       JSON.stringify(options ?? {}), queryId))();
   },
-  checkAnswer: serialized(({ text, passages }) => callPython('check_answer', String(text), JSON.stringify(passages ?? []))),
-  documents: serialized(() => callPython('documents')),
+  checkAnswer: reading(({ text, passages }) => callPython('check_answer', String(text), JSON.stringify(passages ?? []))),
+  documents: reading(() => callPython('documents')),
   importIndex: serialized(importIndex),
   deleteDocument: serialized(({ docId }) => callPython('delete_document', Number(docId))),
   cancelIngest: () => {
@@ -381,8 +400,8 @@ rpcServe(self, {
     return true;
   },
   clearUnfinished: serialized(() => callPython('clear_unfinished')),
-  reindex: serialized(() => callPython('reindex')),
-  neighbours: serialized(({ chunkId, before = 1, after = 1 }) => callPython('neighbours', Number(chunkId), Number(before), Number(after))),
+  reindex: ingesting(() => callPython('reindex')),
+  neighbours: reading(({ chunkId, before = 1, after = 1 }) => callPython('neighbours', Number(chunkId), Number(before), Number(after))),
   mergeBundle: serialized(mergeBundle),
   // Not queued: they must land while an op waits (on an embedding, say).
   reconnectEmbedder,

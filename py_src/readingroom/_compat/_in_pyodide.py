@@ -4,7 +4,8 @@ The retrieval worker registers a JS module ``readingroom_host`` before importing
 
 - ``exec(sql)``: run a script; ``query(sql, params)``: one statement, rows as arrays,
   blobs as ``Uint8Array`` (oo1 binds a blob only from a ``Uint8Array``);
-- ``embed(texts)`` -> Promise<Float32Array n*dim>; ``countTokens(texts)`` -> Promise<Int32Array>;
+- ``embed(texts)`` (queries first) and ``embedBackground(texts)`` (ingestion) -> Promise<Float32Array
+  n*dim>; ``countTokens(texts)`` -> Promise<Int32Array>;
 - ``progress(json)``: forwards an event to the page.
 
 Values cross the boundary as plain arrays and typed arrays, converted at once with
@@ -81,10 +82,18 @@ class BrowserEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Awaitable[np.ndarray]:
         """Posts the request now (so the caller can work while the other worker embeds);
-        the returned awaitable gives the vectors."""
+        the returned awaitable gives the vectors. For queries: the embedding worker runs
+        these ahead of any ingestion work it holds."""
+        return self._post(host.embed, texts)
+
+    def embed_background(self, texts: Sequence[str]) -> Awaitable[np.ndarray]:
+        """As ``embed``, for ingestion: computed when no query is waiting."""
+        return self._post(host.embedBackground, texts)
+
+    def _post(self, call: Any, texts: Sequence[str]) -> Awaitable[np.ndarray]:
         texts = list(texts)
         try:
-            promise = host.embed(to_js(texts)) if texts else None
+            promise = call(to_js(texts)) if texts else None
         except JsException as e:
             promise = _failed(_embed_error(e))
         return self._finish(promise, len(texts))
