@@ -14,7 +14,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .chunking import ChunkSettings, chunk_text, embedding_text
-from .errors import BadInput, Cancelled, DocumentTooLarge, EmptyDocument, NotText, ReadingRoomError
+from .errors import (BadInput, Cancelled, DocumentTooLarge, EmbedderError, EmptyDocument, NotText,
+                     ReadingRoomError)
 from .extract import html_to_text, pdf_pages
 from .index import Index
 from .merge import text_hash
@@ -27,7 +28,8 @@ from .seams import Embedder
 MAX_TEXT_BYTES = 10 * 1024 * 1024
 MAX_FILE_BYTES = 100 * 1024 * 1024
 TEXT_TYPES = ("md", "txt", "html", "pdf")
-EMBED_BATCH = 32
+# Texts per embedding request, across documents (the embedder buckets them by length).
+EMBED_BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -118,51 +120,69 @@ def prepare(doc: NewDocument, settings: ChunkSettings) -> tuple[str, str, list[C
     return doc_type, text, chunks
 
 
-async def add_documents(index: Index, embedder: Embedder, docs: Sequence[NewDocument],
-                        settings: ChunkSettings = ChunkSettings(),
-                        progress: Callable[[dict], None] = lambda e: None,
-                        cancelled: Callable[[], bool] = lambda: False,
-                        then: Sequence[str] = ()) -> list[Outcome]:
-    """Add or replace each document; one bad document never stops the others.
+@dataclass
+class _Pending:
+    """A prepared document waiting for its vectors."""
 
-    The names still to do are recorded in the index as the work goes (with each stored
-    document, in its transaction), so if the process dies the next session can say which
-    files did not finish. ``then`` names what the caller's larger run still has to do after
-    these documents (the CLI adds one file at a time): the record keeps them, so a kill
-    between two calls still names every file not yet done. A normal end, a cancel or an
-    error leaves the record at ``then`` (empty: cleared)."""
-    outcomes: list[Outcome] = []
-    names = [d.name for d in docs]
-    if not names:
-        return outcomes
-    then = list(then)
-    index.set_unfinished(names + then)
-    try:
-        for i, doc in enumerate(docs):
-            rest = names[i + 1 :] + then
-            try:
-                outcome = await _add_one(index, embedder, doc, settings, progress, i, len(docs),
-                                         cancelled, rest)
-                outcomes.append(outcome)
-            except ReadingRoomError as e:
-                outcomes.append(Outcome(name=doc.name, status="error", error=e.to_dict()))
-                if e.kind == "cancelled":
-                    break
-            if outcomes[-1].status != "added" and outcomes[-1].status != "replaced":
-                index.set_unfinished(rest)  # nothing stored, so no transaction recorded it
-            progress({"event": "document", "done": i + 1, "total": len(docs), "name": doc.name,
-                      "status": outcomes[-1].status})
-    finally:
+    i: int  # its place in the call's list
+    doc: NewDocument
+    doc_type: str
+    text: str
+    digest: str
+    replaces: bool
+    chunks: list[Chunk]
+    inputs: list[str]
+    vectors: list[np.ndarray] = field(default_factory=list)
+    embedded: int = 0  # inputs whose vectors arrived
+    requested: int = 0  # inputs sent to the embedder (>= embedded)
+
+    @property
+    def complete(self) -> bool:
+        return self.embedded == len(self.inputs)
+
+
+class _Run:
+    """One add_documents call: outcomes settle in input order, and the unfinished record
+    shrinks as they do (in a stored document's own transaction, or on its own otherwise)."""
+
+    def __init__(self, index: Index, names: list[str], then: list[str],
+                 progress: Callable[[dict], None]):
+        self.index, self.names, self.then, self.progress = index, names, then, progress
+        self.settled: dict[int, Outcome] = {}
+        self.outcomes: list[Outcome] = []
+
+    def rest_after(self, i: int) -> list[str]:
+        """The names still to do once document ``i`` is settled."""
+        return [n for k, n in enumerate(self.names[i + 1 :], start=i + 1)
+                if k not in self.settled] + self.then
+
+    def settle(self, i: int, outcome: Outcome) -> None:
+        self.settled[i] = outcome
+        while len(self.outcomes) in self.settled:
+            k = len(self.outcomes)
+            done = self.settled[k]
+            self.outcomes.append(done)
+            if done.status not in ("added", "replaced"):
+                self.index.set_unfinished(self.rest_after(k))  # no transaction recorded it
+            self.progress({"event": "document", "done": k + 1, "total": len(self.names),
+                           "name": done.name, "status": done.status})
+
+    def store(self, p: _Pending) -> None:
         try:
-            index.set_unfinished(then)
-        except ReadingRoomError:
-            pass  # storage gone: the record stays and the next session reports it
-    return outcomes
+            doc_id = self.index.replace_document(
+                name=p.doc.name, doc_type=p.doc_type, content_hash=p.digest,
+                size=len(p.text.encode("utf-8")), meta=dict(p.doc.meta), chunks=p.chunks,
+                vectors=np.concatenate(p.vectors), text_hashes=[text_hash(c.text) for c in p.chunks],
+                unfinished=self.rest_after(p.i),
+            )
+        except ReadingRoomError as e:
+            self.settle(p.i, Outcome(name=p.doc.name, status="error", error=e.to_dict()))
+            return
+        self.settle(p.i, Outcome(name=p.doc.name, status="replaced" if p.replaces else "added",
+                                 doc_id=doc_id, chunks=len(p.chunks)))
 
 
-async def _add_one(index: Index, embedder: Embedder, doc: NewDocument, settings: ChunkSettings,
-                   progress: Callable[[dict], None], i: int, n: int,
-                   cancelled: Callable[[], bool], after: Sequence[str] = ()) -> Outcome:
+def _prepare_one(index: Index, doc: NewDocument, i: int, settings: ChunkSettings) -> _Pending | Outcome:
     index.require_compatible()
     doc_type, text, chunks = prepare(doc, settings)
     digest = document_hash(text, doc.meta)
@@ -173,18 +193,118 @@ async def _add_one(index: Index, embedder: Embedder, doc: NewDocument, settings:
             # theirs now, and a later bundle version must not take it away.
             index.set_source(existing[0], doc.meta.get("source_type"))
         return Outcome(name=doc.name, status="unchanged", doc_id=existing[0], chunks=len(chunks))
-    inputs = [embedding_text(c) for c in chunks]
-    vectors = []
-    for b in range(0, len(inputs), EMBED_BATCH):
-        if cancelled():
-            raise Cancelled(f"adding {doc.name} was cancelled; nothing of it was stored")
-        vectors.append(await embedder.embed(inputs[b : b + EMBED_BATCH]))
-        progress({"event": "chunks", "name": doc.name, "document": i + 1, "documents": n,
-                  "done": min(b + EMBED_BATCH, len(inputs)), "total": len(inputs)})
-    doc_id = index.replace_document(
-        name=doc.name, doc_type=doc_type, content_hash=digest, size=len(text.encode("utf-8")),
-        meta=dict(doc.meta), chunks=chunks, vectors=np.concatenate(vectors),
-        text_hashes=[text_hash(c.text) for c in chunks], unfinished=after,
-    )
-    return Outcome(name=doc.name, status="replaced" if existing else "added", doc_id=doc_id,
-                   chunks=len(chunks))
+    return _Pending(i, doc, doc_type, text, digest, existing is not None, chunks,
+                    [embedding_text(c) for c in chunks])
+
+
+def _take_batch(queue: Sequence[_Pending], size: int) -> list[tuple[_Pending, int, int]]:
+    """The next ``size`` inputs not yet sent, across documents in order: (doc, from, to)."""
+    batch, room = [], size
+    for p in queue:
+        if room == 0:
+            break
+        if p.requested < len(p.inputs):
+            end = min(len(p.inputs), p.requested + room)
+            batch.append((p, p.requested, end))
+            room -= end - p.requested
+            p.requested = end
+    return batch
+
+
+async def add_documents(index: Index, embedder: Embedder, docs: Sequence[NewDocument],
+                        settings: ChunkSettings = ChunkSettings(),
+                        progress: Callable[[dict], None] = lambda e: None,
+                        cancelled: Callable[[], bool] = lambda: False,
+                        then: Sequence[str] = ()) -> list[Outcome]:
+    """Add or replace each document; one bad document never stops the others.
+
+    Texts are embedded in batches of EMBED_BATCH across document boundaries (many small
+    files make full batches, which the embedder buckets by length), while each document is
+    still stored in its own transaction, in order, as soon as its last vector arrives. The
+    next batch is sent before the finished documents are stored, so in the browser the
+    embedding worker computes while Python chunks and writes. Ingestion asks for vectors
+    with the embedder's ``embed_background`` when it has one, so queries go first.
+
+    If the embedder fails mid-batch (it died and was restarted), the first document of that
+    batch is reported as failed and the batch's other documents are embedded again.
+
+    The names still to do are recorded in the index as the work goes (with each stored
+    document, in its transaction), so if the process dies the next session can say which
+    files did not finish. ``then`` names what the caller's larger run still has to do after
+    these documents (the CLI adds one file at a time): the record keeps them, so a kill
+    between two calls still names every file not yet done. A normal end, a cancel or an
+    error leaves the record at ``then`` (empty: cleared)."""
+    names = [d.name for d in docs]
+    if not names:
+        return []
+    run = _Run(index, names, list(then), progress)
+    embed = getattr(embedder, "embed_background", embedder.embed)
+    index.set_unfinished(names + run.then)
+    queue: list[_Pending] = []  # prepared, waiting for vectors, in input order
+    upcoming = iter(enumerate(docs))
+    inflight = None  # (batch, awaitable vectors)
+
+    def fill() -> None:
+        """Prepare documents until a batch's worth of inputs waits to be sent."""
+        while sum(len(p.inputs) - p.requested for p in queue) < EMBED_BATCH:
+            nxt = next(upcoming, None)
+            if nxt is None:
+                return
+            i, doc = nxt
+            try:
+                got = _prepare_one(index, doc, i, settings)
+            except ReadingRoomError as e:
+                got = Outcome(name=doc.name, status="error", error=e.to_dict())
+            if isinstance(got, Outcome):
+                run.settle(i, got)
+            else:
+                queue.append(got)
+
+    def send():
+        batch = _take_batch(queue, EMBED_BATCH)
+        if not batch:
+            return None
+        return batch, embed([t for p, a, b in batch for t in p.inputs[a:b]])
+
+    try:
+        while True:
+            fill()
+            if inflight is None:
+                if queue and cancelled():
+                    first = queue[0]
+                    run.settle(first.i, Outcome(name=first.doc.name, status="error", error=Cancelled(
+                        f"adding {first.doc.name} was cancelled; nothing of it was stored").to_dict()))
+                    break
+                inflight = send()
+                if inflight is None:
+                    break
+            batch, pending = inflight
+            inflight = None
+            try:
+                vectors = await pending
+            except EmbedderError as e:
+                for p, a, _b in batch:
+                    p.requested = a  # sent again with the next batch
+                first = batch[0][0]
+                queue.remove(first)
+                run.settle(first.i, Outcome(name=first.doc.name, status="error", error=e.to_dict()))
+                continue
+            at = 0
+            for p, a, b in batch:
+                p.vectors.append(vectors[at : at + b - a])
+                p.embedded, at = b, at + b - a
+                progress({"event": "chunks", "name": p.doc.name, "document": p.i + 1,
+                          "documents": len(docs), "done": b, "total": len(p.inputs)})
+            fill()
+            if not cancelled():
+                inflight = send()  # computed while the finished documents are written
+            while queue and queue[0].complete:
+                run.store(queue.pop(0))
+    finally:
+        if inflight is not None and hasattr(inflight[1], "close"):
+            inflight[1].close()  # never awaited (an error escaped): say so rather than leak a warning
+        try:
+            index.set_unfinished(run.then)
+        except ReadingRoomError:
+            pass  # storage gone: the record stays and the next session reports it
+    return run.outcomes
