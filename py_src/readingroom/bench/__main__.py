@@ -3,6 +3,7 @@
     quality --data DIR --split SPLIT --json OUT [--browser | --native] [--embed-in-browser]
     latency --chunks N [--chunks M] --json OUT
     ingest [--docs N] [--pdf-pages P] [--browser | --native] --json OUT
+    embedding [--texts N] [--rounds R] --json OUT     thread set-ups side by side (A/B interleaved)
     peer --json OUT
     answers [--native | --browser] [--set answerable,followups,unanswerable,scifact] [--limit N]
             [--llm URL] --json OUT
@@ -62,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     ing_side = ing.add_mutually_exclusive_group()
     ing_side.add_argument("--browser", action="store_true", help="only the in-browser runs")
     ing_side.add_argument("--native", action="store_true", help="only the native run")
+    emb = sub.add_parser("embedding", help="embedding threads vs workers in the page, interleaved")
+    emb.add_argument("--texts", type=int, default=96, help="SciFact chunk texts per round")
+    emb.add_argument("--rounds", type=int, default=5)
     peer = sub.add_parser("peer", help="Orama side by side")
     peer.add_argument("--queries", type=int, default=None)
     ans = sub.add_parser("answers", help="quick answers, follow-ups, refusals, generated answers")
@@ -74,11 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     ans.add_argument("--llm", default=None, help="an OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
     ans.add_argument("--llm-model", default=None, help="model name to send, if the server needs one")
     ans.add_argument("--llm-limit", type=int, default=20, help="answerable questions sent to each model")
-    for s in (q, lat, ing, peer, ans):
+    for s in (q, lat, ing, emb, peer, ans):
         s.add_argument("--json", type=Path, required=True)
         s.add_argument("--no-build", action="store_true", help="use the existing dist/")
         s.add_argument("--report", type=Path, default=Path("bench-results"))
-    for s in (lat, ing, peer, ans):
+    for s in (lat, ing, emb, peer, ans):
         s.add_argument("--data", type=Path, default=DEFAULT_DATA)
         s.add_argument("--split", default="train")
     args = p.parse_args(argv)
@@ -118,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
 
         results["ingest"] = ingest.run(ds, args.docs, args.pdf_pages, rebuild,
                                        browser=not args.native, native=not args.browser)
+    elif args.cmd == "embedding":
+        from . import embedding
+
+        results["embedding"] = embedding.run(ds, args.texts, args.rounds, rebuild)
     elif args.cmd == "peer":
         from . import peer as peer_mod
 

@@ -4,7 +4,9 @@ Three measurements, each end to end through the public API, plus embedding alone
 report can say where the time goes:
 
 - ``browser``: ``readingroom.addDocuments`` with SciFact abstracts (one document each; chunks
-  of about 150 tokens), timed with performance.now() in the page;
+  of about 150 tokens), timed with performance.now() in the page; ``browser_not_isolated`` the
+  same on a page opened with ``?isolation=off`` (one embedding thread); each states the
+  page's isolation, embedding backend and threads;
 - ``browser_pdf``: a generated text PDF (``--pdf-pages`` pages of real prose) added as a
   ``File`` through the same path a picked file takes (pdf.js reads it page by page);
 - ``native``: ``Library.add`` on the same abstracts, ONNX Runtime on the same model files.
@@ -64,6 +66,16 @@ async ([url, name]) => {
   const ms = performance.now() - t0;
   const d = r.documents[0] ?? {};
   return {ms, extractMs, pages: pages.length, chunks: d.chunks ?? 0, status: d.status, error: d.error ?? null};
+}
+"""
+
+
+# How the page embeds: isolation, backend, threads.
+_SETUP = """
+async () => {
+  const s = await window.readingroom.status();
+  return {cross_origin_isolated: s.crossOriginIsolated, backend: s.embedder?.backend ?? null,
+          threads: s.embedThreads, thread_note: s.embedder?.threadNote ?? ''};
 }
 """
 
@@ -150,20 +162,24 @@ def run(ds: Dataset, n_docs: int = 200, pdf_pages: int = 200, rebuild: bool = Tr
         payload = [{"name": d.name, "text": d.text, "type": d.doc_type} for d in docs]
         pdf = make_pdf(cache_dir() / f"scifact-{pdf_pages}p.pdf", ds, pdf_pages) if pdf_pages else None
         with bb.session(rebuild) as (b, url):
-            ctx, page, _ = bb.open_app(b, url)
-            e = page.evaluate(_EMBED, groups)
-            r = page.evaluate(_INGEST, payload)
-            out["browser"] = {"chunks": r["chunks"], "seconds": round(r["ms"] / 1000, 2),
-                              "chunks_per_s": rate(r["chunks"], r["ms"] / 1000),
-                              "embed_only_chunks_per_s": rate(e["chunks"], e["ms"] / 1000),
-                              "errors": r["errors"],
-                              "load_average": [round(x, 2) for x in os.getloadavg()]}
-            ctx.close()
+            # The same documents on a cross-origin isolated page (wasm threads) and on one
+            # without isolation (?isolation=off: one thread), in one run.
+            for key, query in (("browser", ""), ("browser_not_isolated", "?isolation=off")):
+                ctx, page, _ = bb.open_app(b, url + query)
+                setup = page.evaluate(_SETUP)
+                e = page.evaluate(_EMBED, groups)
+                r = page.evaluate(_INGEST, payload)
+                out[key] = {"chunks": r["chunks"], "seconds": round(r["ms"] / 1000, 2),
+                            "chunks_per_s": rate(r["chunks"], r["ms"] / 1000),
+                            "embed_only_chunks_per_s": rate(e["chunks"], e["ms"] / 1000),
+                            "errors": r["errors"], **setup,
+                            "load_average": [round(x, 2) for x in os.getloadavg()]}
+                ctx.close()
             if pdf:
                 ctx, page, _ = bb.open_app(b, url)
                 p = page.evaluate(_PDF, [bb.publish(pdf, pdf.name), pdf.name])
                 s = p["ms"] / 1000
-                out["browser_pdf"] = {"file": pdf.name, "bytes": pdf.stat().st_size, "pages": p["pages"],
+                out["browser_pdf"] = {**page.evaluate(_SETUP), "file": pdf.name, "bytes": pdf.stat().st_size, "pages": p["pages"],
                                       "chunks": p["chunks"], "seconds": round(s, 2),
                                       "pages_per_s": rate(p["pages"], s), "chunks_per_s": rate(p["chunks"], s),
                                       "pdfjs_extract_s": round(p["extractMs"] / 1000, 2),

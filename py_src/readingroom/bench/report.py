@@ -217,11 +217,14 @@ def write(results: dict, folder: Path) -> Path:
         parts.append(f"{ing.get('documents')} SciFact abstracts, {ing.get('chunks')} chunks, tokens per chunk "
                      f"{ing.get('tokens_per_chunk')}\n")
         irows = []
-        for s in ("browser", "native"):
+        for s in ("browser", "browser_not_isolated", "native"):
             if s in ing:
-                irows.append([s, ing[s]["chunks"], ing[s]["seconds"], ing[s]["chunks_per_s"],
-                              ing[s].get("embed_only_chunks_per_s", "—")])
-        parts.append(table(["side", "chunks", "seconds", "chunks/s", "embedding alone, chunks/s"], irows))
+                how = (f"{'isolated' if ing[s].get('cross_origin_isolated') else 'not isolated'}, "
+                       f"{ing[s].get('backend')} x {ing[s].get('threads')}") if s != "native" else "ONNX Runtime"
+                irows.append([s, how, ing[s]["chunks"], ing[s]["seconds"], ing[s]["chunks_per_s"],
+                              ing[s].get("embed_only_chunks_per_s", "—"), ing[s].get("load_average", "—")])
+        parts.append(table(["side", "embedding", "chunks", "seconds", "chunks/s", "embedding alone, chunks/s",
+                            "load average"], irows))
         pdf = ing.get("browser_pdf")
         if pdf:
             parts.append(f"\nPDF ({pdf['file']}, {pdf['pages']} pages) added as a File in the browser: "

@@ -1,0 +1,33 @@
+"""Queries first: a search made while a long import runs is answered during the import, not after
+it, and the import still stores every document whole."""
+
+from __future__ import annotations
+
+from test_faults import consistent, long_document
+
+WAIT_MS = 120_000
+
+
+def test_a_search_during_a_long_import_is_answered_before_the_import_ends(page):
+    page.evaluate("(docs) => window.readingroom.addDocuments(docs)",
+                  [{"name": "kettle.md", "text": "# Kettle\n\nThe kettle is descaled every month with citric acid."}])
+    docs = [{"name": f"log{i}.md", "text": long_document(f"river {i}", 150)} for i in range(4)]
+    page.evaluate("""(docs) => {
+        window.__importDone = false;
+        window.__import = window.readingroom.addDocuments(docs).finally(() => { window.__importDone = true; });
+    }""", docs)
+    # The import is embedding its first document's passages.
+    page.wait_for_function("() => /of \\d+ passages in log0\\.md/.test("
+                           "document.getElementById('ingest-chunks-text').textContent)", timeout=WAIT_MS)
+    got = page.evaluate("""async () => {
+        const r = await window.readingroom.query('how is the kettle descaled', {mode: 'vector'});
+        return {top: r.results[0]?.doc_name, reason: r.reason, importDone: window.__importDone};
+    }""")
+    assert got == {"top": "kettle.md", "reason": None, "importDone": False}
+    # Then stop the import; what it stored is whole.
+    page.evaluate("() => window.readingroom.cancelIngest()")
+    report = page.evaluate("() => window.__import")
+    stored = consistent(page)
+    assert stored["kettle.md"] == 1
+    added = [d["name"] for d in report["documents"] if d["status"] == "added"]
+    assert set(stored) == {"kettle.md", *added}
