@@ -106,3 +106,12 @@ def test_cancel_stores_the_finished_documents_and_names_the_one_in_progress(embe
     assert outcomes[-1].status == "error" and outcomes[-1].error["type"] == "cancelled"
     assert lib.index.counts()[0] == 2 * ingest.EMBED_BATCH
     assert lib.status()["unfinished"] == []
+
+
+def test_a_name_given_twice_in_one_call_is_added_then_seen_as_it_would_be_later(embedder):
+    lib = Library.open(":memory:", embedder=Recording(embedder))
+    a = NewDocument("a.md", text="Sourdough needs a long, cold proof.")
+    a2 = NewDocument("a.md", text="Rye needs a warm proof.")
+    outcomes = run(lib.add([a, a, NewDocument("b.md", text="Tides follow the moon."), a2]))
+    assert [o.status for o in outcomes] == ["added", "unchanged", "added", "replaced"]
+    assert lib.index.counts() == (2, 2)

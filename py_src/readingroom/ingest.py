@@ -241,16 +241,19 @@ async def add_documents(index: Index, embedder: Embedder, docs: Sequence[NewDocu
     embed = getattr(embedder, "embed_background", embedder.embed)
     index.set_unfinished(names + run.then)
     queue: list[_Pending] = []  # prepared, waiting for vectors, in input order
-    upcoming = iter(enumerate(docs))
+    upcoming = 0  # the next document to prepare
     inflight = None  # (batch, awaitable vectors)
 
     def fill() -> None:
-        """Prepare documents until a batch's worth of inputs waits to be sent."""
-        while sum(len(p.inputs) - p.requested for p in queue) < EMBED_BATCH:
-            nxt = next(upcoming, None)
-            if nxt is None:
+        """Prepare documents until a batch's worth of inputs waits to be sent. A name given
+        twice waits until its first copy is stored, so the second is seen as it would be
+        one call later (unchanged, or a replacement)."""
+        nonlocal upcoming
+        while upcoming < len(docs) and sum(len(p.inputs) - p.requested for p in queue) < EMBED_BATCH:
+            i, doc = upcoming, docs[upcoming]
+            if any(p.doc.name == doc.name for p in queue):
                 return
-            i, doc = nxt
+            upcoming += 1
             try:
                 got = _prepare_one(index, doc, i, settings)
             except ReadingRoomError as e:
