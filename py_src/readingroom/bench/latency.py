@@ -8,7 +8,7 @@ from . import browser as bb
 from .beir import Dataset
 from .corpus import scaled_index
 from .quality import build_index, cache_dir
-from .stats import summary
+from .stats import load_average, summary
 
 # Runs inside the page: every query timed with performance.now() around the public API.
 _RUN_QUERIES = """
@@ -80,7 +80,8 @@ _PHASES = """
 async () => {
   const s = await window.readingroom.status();
   const t = s.timings ?? {};
-  return {...t, embedderLoadMs: s.embedder?.loadMs ?? null};
+  return {...t, embedderLoadMs: s.embedder?.loadMs ?? null, crossOriginIsolated: s.crossOriginIsolated,
+          embedThreads: s.embedThreads};
 }
 """
 
@@ -92,10 +93,10 @@ def startup(browser, url: str, reps: int = 1) -> tuple[dict, dict]:
     for rep in range(reps):
         ctx, page, ms = bb.open_app(browser, url)
         cold.append(ms)
-        phases[f"cold{rep + 1}"] = page.evaluate(_PHASES)
+        phases[f"cold{rep + 1}"] = {**page.evaluate(_PHASES), "load_average": load_average()}
         page.reload()
         warm.append(bb.ready_ms(page))
-        phases[f"warm{rep + 1}"] = page.evaluate(_PHASES)
+        phases[f"warm{rep + 1}"] = {**page.evaluate(_PHASES), "load_average": load_average()}
         ctx.close()
     med = lambda v: round(sorted(v)[len(v) // 2], 1)  # noqa: E731
     return ({"cold_first_visit": med(cold), "warm_reload": med(warm),
