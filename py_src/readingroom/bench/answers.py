@@ -242,6 +242,10 @@ def tables(ans: dict) -> str:
             notes.append(f"{side}: in-page model not measured: {im.get('why')}")
         if (d.get("scifact") or {}).get("error"):
             notes.append(f"{side}: {d['scifact']['error']}")
+    if "differences" in ans:
+        diff = ans["differences"]
+        notes.append(f"native and page: {len(diff)} questions answered differently" + (": " + "; ".join(diff[:5]) if diff
+                     else " (the same quick answer and sources for every question)"))
     parts = [table(sc.QUALITY_HEADERS, q)] if q else []
     if t:
         parts.append(table(sc.TIMING_HEADERS, t))
@@ -258,4 +262,21 @@ def run(sets: list[str], limit: int | None, native: bool, browser: bool, ds=None
     if browser:
         print("answers, in headless Chromium:", file=sys.stderr)
         out["browser"] = run_browser(sets, limit, rebuild)
+    if native and browser:
+        out["differences"] = differences(out["native"], out["browser"])
+        if out["differences"]:
+            print(f"native and page answers differ on {len(out['differences'])} questions", file=sys.stderr)
+    return out
+
+
+def differences(native: dict, browser: dict) -> list[str]:
+    """Questions whose quick answer covered or cited other documents in the page than natively
+    (the same Python answers both, so any difference is a bug or a numeric edge worth a look)."""
+    out = []
+    for key, recs in (native.get("records") or {}).items():
+        other = {r["id"]: r for r in (browser.get("records") or {}).get(key, [])}
+        for r in recs:
+            b = other.get(r["id"])
+            if b and (b["covered"], b["cited"]) != (r["covered"], r["cited"]):
+                out.append(f"{key} {r['id']}: native {r['cited'] or 'refused'} vs page {b['cited'] or 'refused'}")
     return out
