@@ -53,6 +53,7 @@ import { closeReader, dropResultsOf, openReader, showResults } from './results.j
 import { RemoteError, rpcClient } from './rpc.js';
 import * as ui from './ui.js';
 import { mountChat } from './chat-panel.js';
+import { chatApi, chatStatus } from './chat/automation.js';
 
 const state = {
   state: 'starting', // starting | locked | ready | error
@@ -437,6 +438,7 @@ function publicStatus(pythonStatus = {}) {
     storageNote: state.storageNote,
     timings: state.timings,
     persisted: state.persisted ?? false,
+    chat: chatStatus(),
     ...(state.error ? { error: state.error } : {}),
   };
 }
@@ -612,7 +614,7 @@ async function neighbours(chunkId, before = 1, after = 1) {
 
 window.readingroom = Object.freeze({
   ready, addDocuments, query, status, deleteDocument, documents, embed, importIndex, cancelIngest, reindex,
-  neighbours, debug, ask, checkAnswer,
+  neighbours, debug, ask, checkAnswer, chat: chatApi(),
 });
 mountChat(document.getElementById('chat-root'), window.readingroom);
 

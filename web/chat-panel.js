@@ -18,12 +18,15 @@ import { buildMessages, citedSources, splitCitations } from './chat/prompt.js';
 import {
   DEFAULTS, endpointOrigin, loadApiKey, loadSettings, saveApiKey, saveSettings,
 } from './chat/settings.js';
-import { ChatError, contextOnlyTransport, isAbort, openAITransport } from './chat/transports.js';
-import { onEngineStatus, wllamaTransport } from './chat/wllama-transport.js';
+import { ChatError, isAbort } from './chat/transports.js';
+import { engineInfo, onEngineStatus } from './chat/wllama-transport.js';
 import { isStored } from './chat/model-store.js';
+import { makeTransport } from './chat/automation.js';
+import { chatManifest as manifestStore } from './chat/manifest.js';
+import { contextBudget } from './chat/pace.js';
 
 const TRANSPORT_LABELS = {
-  wllama: 'In this browser: SmolLM2-135M (downloads 98 MB once)',
+  wllama: 'In this browser: SmolLM2-135M (downloads 145 MB once)',
   openai: 'OpenAI-compatible server (llama-server, Ollama, vLLM, OpenAI…)',
   none: 'No model: show the passages only',
 };
@@ -50,6 +53,8 @@ function field(label, input, hint) {
     el('span', { class: 'chat-field-label', text: label }), input,
     hint ? el('span', { class: 'chat-hint', text: hint }) : null);
 }
+
+const loadChatManifest = () => manifestStore.load();
 
 export function mountChat(root, api) {
   if (!root || root.dataset.mounted) return;
@@ -104,7 +109,7 @@ export function mountChat(root, api) {
       field('Max tokens', maxTokens)),
     el('fieldset', {},
       el('legend', { text: 'Retrieval' }),
-      field('Context budget (tokens)', budget, `Default ${DEFAULTS.budget}.`),
+      field('Context budget (tokens)', budget, 'Empty: chosen for the model (smaller in this browser, so answers start within seconds).'),
       field('Passages (k)', k, `Default ${DEFAULTS.k}.`)));
   const settingsBox = el('details', { class: 'chat-settings' }, el('summary', { text: 'Settings' }), settingsForm);
 
@@ -115,7 +120,8 @@ export function mountChat(root, api) {
     apiKey.value = loadApiKey();
     temperature.value = String(settings.temperature);
     maxTokens.value = String(settings.maxTokens);
-    budget.value = String(settings.budget);
+    budget.value = settings.budget === null ? '' : String(settings.budget);
+    budget.placeholder = `automatic: ${contextBudget(settings.transport, { threads: engineInfo().threads })}`;
     k.value = String(settings.k);
     grounded.checked = settings.grounded;
     serverFields.hidden = settings.transport !== 'openai';
@@ -194,9 +200,9 @@ export function mountChat(root, api) {
       el('p', { class: 'chat-source-text', text: src.text }));
   }
 
-  function renderAnswer(node, text, turnId, count) {
+  function renderAnswer(node, text, turnId, valid) {
     const nodes = [];
-    for (const part of splitCitations(text, count)) {
+    for (const part of splitCitations(text, valid)) {
       if (!part.refs) {
         nodes.push(document.createTextNode(part.text));
         continue;
@@ -223,15 +229,19 @@ export function mountChat(root, api) {
     node.replaceChildren(...nodes);
   }
 
-  function makeTransport() {
-    if (settings.transport === 'openai') {
-      return openAITransport({
-        baseUrl: settings.baseUrl, model: settings.model, apiKey: loadApiKey(),
-        temperature: settings.temperature, maxTokens: settings.maxTokens, allowedOrigin,
-      });
+  // After the stream: Python's check_answer says which [n] exist; only those stay links.
+  async function linkCheckedCitations(node, text, turnId, cited) {
+    if (!api.checkAnswer || !text.trim() || !cited.length) return;
+    try {
+      const passages = cited.map((src, i) => ({ n: i + 1, text: src.text }));
+      const check = await api.checkAnswer(text, passages);
+      if (check?.error) return;
+      const invalid = new Set(check?.invalid_citations ?? []);
+      const valid = new Set(passages.map((p) => p.n).filter((n) => !invalid.has(n)));
+      renderAnswer(node, text, turnId, valid);
+    } catch {
+      // the check is an extra: the answer as streamed stays
     }
-    if (settings.transport === 'none') return contextOnlyTransport();
-    return wllamaTransport({ chat: chatManifest, temperature: settings.temperature, maxTokens: settings.maxTokens });
   }
 
   async function ask(text) {
@@ -279,9 +289,12 @@ export function mountChat(root, api) {
     try {
       let context = null;
       let cited = [];
+      let result = null;
       if (s.grounded) {
         retrievalInfo.textContent = 'Searching your documents…';
-        const result = await api.query(text, { k: s.k, budget: s.budget });
+        const budgetNow = contextBudget(s.transport, { threads: engineInfo().threads, budget: s.budget });
+        // Library.ask (when the page has it) returns the messages for the model too.
+        result = api.ask ? await api.ask(text, { k: s.k, budget: budgetNow }) : await api.query(text, { k: s.k, budget: budgetNow });
         if (result?.error) {
           retrievalInfo.textContent = '';
           fail(`Search failed: ${result.error.message ?? result.error.type ?? 'unknown error'}`);
@@ -295,15 +308,15 @@ export function mountChat(root, api) {
         context = result.context ?? '';
         const packed = result.packed ?? {};
         retrievalInfo.textContent = cited.length
-          ? `${cited.length} passage${cited.length === 1 ? '' : 's'} from your documents (${packed.tokens ?? '?'} of ${packed.budget ?? s.budget} tokens):`
+          ? `${cited.length} passage${cited.length === 1 ? '' : 's'} from your documents (${packed.tokens ?? '?'} of ${packed.budget ?? budgetNow} tokens):`
           : 'No passage in your documents matches this question.';
         if (result.reason === 'no_documents') retrievalInfo.textContent = result.message;
         else if (result.reason && result.reason !== 'empty_query') retrievalInfo.textContent += ` (${result.reason.replace(/_/g, ' ')})`;
         turn.dataset.state = 'generating';
       }
 
-      const transport = makeTransport();
-      const messages = buildMessages(text, context);
+      const transport = makeTransport(s.transport, s, chatManifest);
+      const messages = result?.messages ?? buildMessages(text, context);
       const request = transport.request(messages);
       debugPre.textContent = request
         ? `${transport.label}${s.transport === 'openai' ? ` → ${s.baseUrl}` : ''}\n${JSON.stringify(request, null, 2)}`
@@ -317,6 +330,7 @@ export function mountChat(root, api) {
         got += piece;
         renderAnswer(answer, got, turnId, cited.length);
       }
+      await linkCheckedCitations(answer, got, turnId, cited);
       if (!got.trim()) {
         note.hidden = false;
         note.textContent = 'The model returned an empty answer.';
@@ -365,10 +379,9 @@ export function mountChat(root, api) {
   root.setAttribute('aria-labelledby', 'chat-title');
   fillSettings();
 
-  fetch('build-manifest.json')
-    .then((r) => r.json())
+  loadChatManifest()
     .then(async (m) => {
-      chatManifest = m.chat ?? null;
+      chatManifest = m;
       if (chatManifest && settings.transport === 'wllama' && await isStored(chatManifest.model)) {
         status.textContent = 'The in-browser model is saved in this browser; it loads with the first question.';
       }

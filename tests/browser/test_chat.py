@@ -394,7 +394,7 @@ def test_in_browser_model_streams_tokens_and_stops(context, site, guard):
     assert "saved in this browser for offline use" in status
     # Everything came from the app's own origin (the guard fails the test otherwise); the model
     # file is kept for offline use, outside the service worker's precache.
-    assert any(u.endswith("/models/chat/SmolLM2-135M-Instruct.Q4_1.gguf") for u in guard.requests)
+    assert any(u.endswith("/models/chat/SmolLM2-135M-Instruct.Q8_0.gguf") for u in guard.requests)
     manifest = pg.evaluate("() => fetch('build-manifest.json').then((r) => r.json())")
     assert not any(a["path"].endswith(".gguf") for a in manifest["assets"])
     assert pg.evaluate("async () => (await (await caches.open('chat-models')).keys()).length") == 1

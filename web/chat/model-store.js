@@ -1,6 +1,6 @@
 // The in-browser chat model's file: downloaded on first use, checked, kept for offline use.
 //
-// The GGUF is ~98 MB, so the service worker does not precache it (build.py leaves it out of
+// The GGUF is ~145 MB, so the service worker does not precache it (build.py leaves it out of
 // build-manifest.json's `assets`); only people who use the in-browser model download it. It is
 // then kept in its own Cache Storage cache, keyed by its sha256, so it survives new builds of
 // the app (the service worker only deletes caches named readingroom-*) and works offline.

@@ -49,14 +49,16 @@ const CITATION = /\[(\d+(?:\s*[,;]\s*\d+)*)\]/g;
 
 /**
  * Splits answer text into plain pieces and citations: [{text}] and [{text, refs: [n, ...]}].
- * Only numbers 1..count become references; "[7]" with 3 sources stays text.
+ * `valid` is the set of passage numbers that exist (Python's check_answer says which), or a
+ * count meaning 1..count; "[7]" with 3 sources, "[99]" or an unclosed "[2" stay text.
  */
-export function splitCitations(text, count) {
+export function splitCitations(text, valid) {
+  const exists = typeof valid === 'number' ? (n) => n >= 1 && n <= valid : (n) => valid?.has?.(n) ?? false;
   const parts = [];
   let last = 0;
   for (const m of text.matchAll(CITATION)) {
     const refs = m[1].split(/[,;]/).map((s) => Number(s.trim()));
-    if (!refs.every((n) => Number.isInteger(n) && n >= 1 && n <= count)) continue;
+    if (!refs.every((n) => Number.isInteger(n) && exists(n))) continue;
     if (m.index > last) parts.push({ text: text.slice(last, m.index) });
     parts.push({ text: m[0], refs });
     last = m.index + m[0].length;

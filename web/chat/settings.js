@@ -16,7 +16,7 @@ export const DEFAULTS = Object.freeze({
   model: '',           // sent as `model`; llama-server ignores it, OpenAI needs it
   temperature: 0.2,
   maxTokens: 256,
-  budget: 1200,        // options.budget for retrieval: tokens of packed context
+  budget: null,        // options.budget for retrieval; null: each transport's own (pace.js contextBudget)
   k: 8,                // options.k for retrieval
   grounded: true,      // false: plain chat, no retrieval
 });
@@ -43,7 +43,8 @@ export function normalise(raw = {}) {
   if (typeof raw.model === 'string') s.model = raw.model.trim();
   s.temperature = num(raw.temperature, DEFAULTS.temperature, { min: 0, max: 2 });
   s.maxTokens = num(raw.maxTokens, DEFAULTS.maxTokens, { min: 1, max: 8192, integer: true });
-  s.budget = num(raw.budget, DEFAULTS.budget, { min: 50, max: 32000, integer: true });
+  s.budget = raw.budget === null || raw.budget === undefined || raw.budget === ''
+    ? null : num(raw.budget, DEFAULTS.budget, { min: 50, max: 32000, integer: true });
   s.k = num(raw.k, DEFAULTS.k, { min: 1, max: 50, integer: true });
   if (typeof raw.grounded === 'boolean') s.grounded = raw.grounded;
   return s;

@@ -1,9 +1,13 @@
-// The in-browser transport: llama.cpp compiled to wasm (wllama) running SmolLM2-135M-Instruct.
-// No server; nothing leaves the browser.
+// The in-browser transport: llama.cpp compiled to wasm (wllama) running the GGUF build.py ships
+// (build-manifest.json's `chat.model`). No server; nothing leaves the browser.
 //
 // Loaded lazily, on the first question that needs it: wllama's module (~380 kB) and wasm
 // (~9 MB, precached by the service worker), then the GGUF (see model-store.js). One engine per
 // page, shared by every transport object the panel makes.
+//
+// Threads: both cores (up to 4) when the page is cross-origin isolated, since wllama's threads
+// need SharedArrayBuffer; one thread otherwise. Each answer's llama.cpp timings feed the
+// expected-wait estimate (pace.js).
 //
 // wllama would fetch a "compat" build from a CDN on browsers without WebAssembly JSPI and
 // Memory64; setCompat(null) turns that off, so it only ever loads files from this origin.
@@ -12,10 +16,36 @@
 
 import { ChatError, isAbort } from './transports.js';
 import { loadModelFile } from './model-store.js';
+import { recordRun } from './pace.js';
+
+const MAX_THREADS = 4;
 
 let engine = null; // Promise<Wllama> once loading started
 const listeners = new Set();
 let lastStatus = { phase: 'idle' };
+let running = null; // {threads, loadMs} once loaded
+let lastRun = null; // llama.cpp's timings of the last answer
+
+/** Threads the in-page model runs with here: all cores up to 4 when isolated, else 1. */
+export function plannedThreads() {
+  const isolated = typeof self !== 'undefined' && self.crossOriginIsolated === true;
+  const cores = (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 1;
+  return isolated ? Math.max(1, Math.min(MAX_THREADS, cores)) : 1;
+}
+
+/**
+ * The in-page engine for status(): {phase, threads, loaded, loadMs, lastRun}. `threads` is the
+ * count it runs with once loaded, and the count it will use before that.
+ */
+export function engineInfo() {
+  return {
+    phase: lastStatus.phase,
+    threads: running?.threads ?? plannedThreads(),
+    loaded: Boolean(running),
+    loadMs: running?.loadMs ?? null,
+    lastRun,
+  };
+}
 
 function report(status) {
   lastStatus = status;
@@ -66,13 +96,14 @@ async function start(chat) {
     { logger: quietLogger, suppressNativeLog: true },
   );
   wllama.setCompat(null);
-  const cores = navigator.hardwareConcurrency || 1;
+  const loadStart = performance.now();
   await wllama.loadModel([file.blob], {
     n_ctx: chat.model.n_ctx ?? 2048,
-    n_threads: cores <= 2 ? 1 : undefined, // leave a core for the page and the retrieval worker
+    n_threads: plannedThreads(),
     n_gpu_layers: 0, // CPU: a 135M model is quick there, and WebGPU support varies a lot
   });
-  report({ phase: 'ready', ms: Math.round(performance.now() - t0), stored: file.stored, threads: wllama.getNumThreads() });
+  running = { threads: wllama.getNumThreads(), loadMs: Math.round(performance.now() - loadStart) };
+  report({ phase: 'ready', ms: Math.round(performance.now() - t0), stored: file.stored, threads: running.threads });
   return wllama;
 }
 
@@ -89,16 +120,20 @@ export function loadEngine(chat) {
   return engine;
 }
 
-/** config: {chat (manifest entry), temperature, maxTokens} */
+/**
+ * config: {chat (manifest entry), temperature, maxTokens}
+ * stream() also takes onProgress({processed, total}) for the prompt being read, and
+ * onTimings(llama.cpp timings) once the answer is complete.
+ */
 export function wllamaTransport(config) {
   const { chat, temperature, maxTokens } = config;
   return {
     name: 'wllama',
-    label: 'In this browser (SmolLM2-135M)',
+    label: `In this browser (${chat?.model?.name ?? 'no model'})`,
     request(messages) {
       return { messages, stream: true, temperature, max_tokens: maxTokens };
     },
-    async *stream({ messages, signal }) {
+    async *stream({ messages, signal, onProgress, onTimings }) {
       if (!chat) throw new ChatError('model', 'This build has no in-browser model (build-manifest.json has no `chat` entry).');
       const wllama = await loadEngine(chat);
       if (signal?.aborted) throw new ChatError('aborted', 'Stopped.');
@@ -112,11 +147,15 @@ export function wllamaTransport(config) {
         wake?.();
         wake = null;
       };
+      let timings = null;
       const run = wllama.createChatCompletion({
         ...this.request(messages),
+        return_progress: Boolean(onProgress),
         onData: (chunk) => {
           const piece = chunk?.choices?.[0]?.delta?.content;
           if (typeof piece === 'string' && piece) queue.push(piece);
+          if (chunk?.prompt_progress && onProgress) onProgress(chunk.prompt_progress);
+          if (chunk?.timings) timings = chunk.timings;
           push();
         },
         abortSignal: signal,
@@ -142,6 +181,11 @@ export function wllamaTransport(config) {
       if (failure) {
         if (signal?.aborted || isAbort(failure)) throw new ChatError('aborted', 'Stopped.');
         throw new ChatError('interrupted', `The in-browser model stopped with an error: ${failure.message || failure}`);
+      }
+      if (timings) {
+        lastRun = { threads: running?.threads ?? 1, ...timings };
+        recordRun(running?.threads ?? 1, timings);
+        onTimings?.(lastRun);
       }
     },
   };
