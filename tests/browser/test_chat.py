@@ -454,3 +454,214 @@ def test_sources_only_answer_links_citations(context, site):
     pg.locator("#chat-root .chat-grounded input").uncheck()
     t = ask(pg, "hello")
     assert t["state"] == "error" and "Plain chat needs a model" in t["error"]
+
+
+# --- the in-page model: threads, pace, a bundled-style question -----------------------------
+
+def _static_server(directory, isolated: bool):
+    """The built site on 127.0.0.1, with or without the cross-origin isolation headers."""
+    import build
+
+    isolation = ("cross-origin-opener-policy", "cross-origin-embedder-policy")
+
+    class Handler(build._Handler):
+        def end_headers(self):
+            if isolated:
+                send = http.server.BaseHTTPRequestHandler.send_header
+                send(self, "Cross-Origin-Opener-Policy", "same-origin")
+                send(self, "Cross-Origin-Embedder-Policy", "require-corp")
+            super().end_headers()
+
+        def send_header(self, keyword, value):
+            # Exactly this server's choice, whatever build.serve's own handler sends.
+            if keyword.lower() not in isolation:
+                super().send_header(keyword, value)
+
+    server = build._Server(("127.0.0.1", 0), lambda *a, **k: Handler(*a, directory=str(directory), **k))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def test_threads_follow_cross_origin_isolation(browser, site):
+    """Both cores when the page is isolated (wllama's threads need SharedArrayBuffer), one
+    otherwise; status() says which, before and after the model is loaded."""
+    import build
+
+    for isolated in (True, False):
+        server, url = _static_server(build.DIST, isolated)
+        # No service worker: it could add the headers itself, and this test is about the server's.
+        ctx = browser.new_context(service_workers="block")
+        try:
+            pg = ctx.new_page()
+            pg.goto(f"{url}/")
+            wait_ready(pg)
+            cores = pg.evaluate("() => navigator.hardwareConcurrency")
+            assert pg.evaluate("() => self.crossOriginIsolated") is isolated
+            want = min(4, cores) if isolated else 1
+            before = pg.evaluate("async () => (await window.readingroom.status()).chat")
+            assert before["threads"] == want and before["loaded"] is False, before
+            after = pg.evaluate("() => window.readingroom.chat.load('wllama')")
+            assert after["loaded"] is True and after["threads"] == want, after
+            assert (pg.evaluate("async () => (await window.readingroom.status()).chat"))["threads"] == want
+        finally:
+            ctx.close()
+            server.shutdown()
+            server.server_close()
+
+
+def test_pace_budgets_and_expected_wait(page):
+    """The per-transport budget and the expected-wait estimate, from this browser's measured
+    rates once it has some (kept in localStorage)."""
+    r = page.evaluate("""async () => {
+        const p = await import('./chat/pace.js');
+        p.forgetRates();
+        const out = {};
+        out.server = p.contextBudget('openai', {threads: 1});
+        out.none = p.contextBudget('none', {threads: 1});
+        out.inpage1 = p.contextBudget('wllama', {threads: 1});
+        out.user = p.contextBudget('wllama', {threads: 1, budget: 700});
+        out.short = p.estimateFirstTokenMs(100, {threads: 1});
+        out.long = p.estimateFirstTokenMs(1000, {threads: 1});
+        out.serverStarts = p.shouldAutoStart('openai', 5000, {});
+        out.notDownloaded = p.shouldAutoStart('wllama', 50, {loaded: false, stored: false, threads: 1});
+        out.slowDefaults = p.shouldAutoStart('wllama', 1200, {loaded: true, threads: 1});
+        out.measuredBefore = p.ratesFor(1).measured;
+        // A fast browser: 400 prompt tokens read in 1 s, 40 tokens written in 1 s.
+        p.recordRun(1, {prompt_n: 400, prompt_ms: 1000, predicted_n: 40, predicted_ms: 1000});
+        out.measured = p.ratesFor(1);
+        out.fastBudget = p.contextBudget('wllama', {threads: 1});
+        out.fastStarts = p.shouldAutoStart('wllama', 600, {loaded: true, threads: 1});
+        out.wait = p.expectedWaitText({firstTokenMs: 12000, downloadBytes: 145e6});
+        out.tokens = p.promptTokens([{role: 'system', content: 'x'.repeat(400)}, {role: 'user', content: 'why?'}]);
+        p.forgetRates();
+        return out;
+    }""")
+    assert r["server"] == r["none"] == 1200
+    assert r["user"] == 700
+    assert 150 <= r["inpage1"] < 1200
+    assert r["long"] > r["short"] > 0
+    assert r["serverStarts"] is True and r["notDownloaded"] is False and r["slowDefaults"] is False
+    assert r["measuredBefore"] is False and r["measured"]["measured"] is True
+    assert r["measured"]["prefillTps"] > 20  # moved towards the measured 400 tokens/s
+    assert r["fastBudget"] > r["inpage1"]
+    assert r["fastStarts"] is True
+    assert "145 MB" in r["wait"] and "12 s" in r["wait"]
+    assert 100 <= r["tokens"] <= 120
+
+
+PASS_TOPIC = {"name": "python-reference/pass.txt", "text": (
+    'The "pass" statement\n********************\n\n   pass_stmt ::= "pass"\n\n'
+    '"pass" is a null operation — when it is executed, nothing happens. It\n'
+    "is useful as a placeholder when a statement is required syntactically,\n"
+    "but no code needs to be executed, for example:\n\n"
+    "   def f(arg): pass    # a function that does nothing (yet)\n\n"
+    "   class C: pass       # a class with no methods (yet)\n")}
+
+
+def test_in_page_model_answers_a_bundled_question(context, site, guard):
+    """The default transport, for real: a question in the style of the bundled reference gets
+    an answer from its passage, within the in-page budget; the browser measures its rates."""
+    pg = open_chat(context, site, {"transport": "wllama", "temperature": 0, "maxTokens": 40})
+    add_docs(pg, [PASS_TOPIC, KETTLE, GARDEN])
+    t = ask(pg, "What does the pass statement do?")
+    assert t["state"] == "done", t
+    assert "pass.txt" in t["sources"][0]
+    assert "null operation" in t["answer"], t["answer"]
+    sources = {f"#chat-1-src-{i + 1}" for i in range(len(t["sources"]))}
+    assert set(t["cites"]) <= sources, "only existing passages are links"
+    chat = pg.evaluate("async () => (await window.readingroom.status()).chat")
+    assert chat["loaded"] and chat["rates"]["measured"] and chat["rates"]["prefillTps"] > 0, chat
+    sent = json.loads(t["prompt"].split("\n", 1)[1])
+    assert sent["messages"][-1] == {"role": "user", "content": "What does the pass statement do?"}
+    record_timings("wllama-bundled", {"ttft_ms": int(t["ttftMs"]), "total_ms": int(t["totalMs"]),
+                                      "threads": chat["threads"], "rates": chat["rates"], "answer": t["answer"]})
+
+
+# --- a stand-in chat server speaking the real SSE protocol ------------------------------------
+
+class StandInChat:
+    """An OpenAI-compatible /v1/chat/completions on 127.0.0.1 that streams `pieces` as real
+    server-sent events. Under /die/ it stops after `die_after` pieces without [DONE] and closes
+    the connection, as a crashed server would."""
+
+    def __init__(self, pieces: list[str], die_after: int = 2):
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_OPTIONS(self):
+                self.send_response(204)
+                self.cors()
+                self.send_header("Access-Control-Allow-Headers", "content-type, authorization")
+                self.send_header("Access-Control-Allow-Methods", "POST")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def cors(self):
+                self.send_header("Access-Control-Allow-Origin", "*")
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                dies = self.path.startswith("/die/")
+                self.send_response(200)
+                self.cors()
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for i, piece in enumerate(outer.pieces):
+                    if dies and i == outer.die_after:
+                        self.close_connection = True
+                        return
+                    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "stand-in",
+                             "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                end = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "stand-in",
+                       "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
+                self.wfile.flush()
+                self.close_connection = True
+
+        self.pieces, self.die_after = pieces, die_after
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_made_up_and_unclosed_citations_stay_text(context, site, guard):
+    """[99] (no such passage) and an unclosed [2 are shown as the model wrote them, not as links;
+    a server that dies mid-stream leaves the partial answer, marked interrupted."""
+    stand_in = StandInChat(["The kettle is descaled ", "every month [1]. ", "See also [99] ", "and [2"])
+    guard.origins.add(stand_in.url)
+    try:
+        pg = open_chat(context, site, {"transport": "openai", "baseUrl": f"{stand_in.url}/v1", "temperature": 0})
+        add_docs(pg, [KETTLE, GARDEN])
+        t = ask(pg, "How often is the kettle descaled?")
+        assert t["state"] == "done", t
+        assert t["answer"] == "The kettle is descaled every month [1]. See also [99] and [2"
+        assert t["cites"] == ["#chat-1-src-1"], t["cites"]
+        links = pg.evaluate("() => [...document.querySelectorAll('#chat-1 .chat-answer a')].map((a) => a.textContent)")
+        assert links == ["1"]
+        screenshot(pg, "chat-made-up-citation")
+
+        pg.locator("#chat-root .chat-settings summary").click()
+        base = pg.locator("#chat-root [name=baseUrl]")
+        base.fill(f"{stand_in.url}/die/v1")
+        base.dispatch_event("change")
+        t = ask(pg, "How often is the kettle descaled?")
+        assert t["state"] == "interrupted", t
+        assert t["answer"] == "The kettle is descaled every month [1]. "
+        assert t["note"].startswith("Interrupted"), t
+        assert t["sources"], "the sources stay on screen"
+    finally:
+        stand_in.close()

@@ -13,22 +13,31 @@
 export const TARGET_FIRST_TOKEN_MS = 5000;
 export const SERVER_BUDGET = 1200; // retrieval budget (tokens of packed context) for a server
 
-// Prefill and generation tokens/s of the in-page model, and the fixed cost of one request
-// (tokenising, the chat template, the first sampling step), by thread count.
+// Prefill and generation tokens/s of the in-page model (SmolLM2-135M Q8_0 in wllama) by thread
+// count, before this browser has measured its own. Measured on the project's 2-core machine
+// while it was shared (load average 6; bench/generation.py speed): 1 thread read the prompt at
+// 19.8 tokens/s and wrote at 6.1. Two threads were slower there (the cores were oversubscribed),
+// so until a quiet measurement exists they plan with the 1-thread figures; this browser's own
+// measurements replace both as soon as it has answered once.
 export const DEFAULT_RATES = Object.freeze({
-  1: Object.freeze({ prefillTps: 20, generateTps: 6, overheadMs: 400 }),
-  2: Object.freeze({ prefillTps: 34, generateTps: 10, overheadMs: 400 }),
+  1: Object.freeze({ prefillTps: 20, generateTps: 6 }),
+  2: Object.freeze({ prefillTps: 20, generateTps: 6 }),
 });
+export const OVERHEAD_MS = 200; // per request: tokenising, the chat template, handing over to the worker
 
-// Context budget (retrieval tokens) of the in-page model by thread count, derived from
-// DEFAULT_RATES: (TARGET - overhead) * prefill rate, minus the instructions and question
-// (PROMPT_OVERHEAD_TOKENS), converted to retrieval's token count (RETRIEVAL_PER_MODEL_TOKEN).
-export const PROMPT_OVERHEAD_TOKENS = 110;
-export const RETRIEVAL_PER_MODEL_TOKEN = 1.25;
-export const MIN_BUDGET = 60;
+// The in-page model's context budget (retrieval tokens), from the rates:
+//   model tokens that fit = (TARGET - overhead - one generation step) * prefill rate
+//                           - PROMPT_OVERHEAD_TOKENS (instructions, template, question)
+//   budget = that * RETRIEVAL_PER_MODEL_TOKEN (retrieval counts with another tokenizer),
+// never below MIN_BUDGET (one short passage: below that an answer has nothing to stand on;
+// the page then offers the answer with its expected wait instead of starting it).
+export const PROMPT_OVERHEAD_TOKENS = 100; // the instructions are 64 SmolLM2 tokens
+export const RETRIEVAL_PER_MODEL_TOKEN = 1.15; // 1.17 measured on the bundled reference
+export const MIN_BUDGET = 150;
 
-// Model tokens per character of prompt text (SmolLM2's tokenizer on the bundled reference).
-export const CHARS_PER_TOKEN = 3.6;
+// Characters per model token of prompt text (4.09 measured for SmolLM2 on the bundled
+// reference; rounded down, so the estimate errs long).
+export const CHARS_PER_TOKEN = 4;
 const TOKENS_PER_MESSAGE = 5; // <|im_start|>role\n ... <|im_end|>\n
 
 const RATES_KEY = 'readingroom.chat.rates.v1';
@@ -53,13 +62,13 @@ const positive = (x) => typeof x === 'number' && Number.isFinite(x) && x > 0;
 
 /**
  * The rates to plan with for `threads`: this browser's measurement when there is one, else the
- * defaults. {prefillTps, generateTps, overheadMs, measured: bool}
+ * defaults. {prefillTps, generateTps, measured: bool}
  */
 export function ratesFor(threads) {
   const base = DEFAULT_RATES[threads >= 2 ? 2 : 1];
   const seen = storedRates()[String(threads)];
   if (seen && positive(seen.prefillTps) && positive(seen.generateTps)) {
-    return { ...base, prefillTps: seen.prefillTps, generateTps: seen.generateTps, measured: true };
+    return { prefillTps: seen.prefillTps, generateTps: seen.generateTps, measured: true };
   }
   return { ...base, measured: false };
 }
@@ -113,7 +122,7 @@ export function promptTokens(messages) {
 
 /** Expected ms from handing `tokens` of prompt to the in-page model to its first token. */
 export function estimateFirstTokenMs(tokens, { threads = 1, rates = ratesFor(threads) } = {}) {
-  return Math.round(rates.overheadMs + (Math.max(0, tokens) * 1000) / rates.prefillTps);
+  return Math.round(OVERHEAD_MS + (Math.max(0, tokens) * 1000) / rates.prefillTps + 1000 / rates.generateTps);
 }
 
 /** Expected ms for the whole answer: first token plus `maxTokens` more at the generation rate. */
@@ -123,7 +132,8 @@ export function estimateTotalMs(tokens, maxTokens, { threads = 1, rates = ratesF
 
 /** The in-page model's context budget (retrieval tokens) for `threads`, from the rates. */
 export function inPageBudget(threads = 1, rates = ratesFor(threads)) {
-  const modelTokens = ((TARGET_FIRST_TOKEN_MS - rates.overheadMs) * rates.prefillTps) / 1000 - PROMPT_OVERHEAD_TOKENS;
+  const readingMs = TARGET_FIRST_TOKEN_MS - OVERHEAD_MS - 1000 / rates.generateTps;
+  const modelTokens = (readingMs * rates.prefillTps) / 1000 - PROMPT_OVERHEAD_TOKENS;
   return Math.max(MIN_BUDGET, Math.min(SERVER_BUDGET, Math.floor((modelTokens * RETRIEVAL_PER_MODEL_TOKEN) / 10) * 10));
 }
 
