@@ -7,6 +7,8 @@
 //   window.readingroom.query(text, opts)   -> the JSON Python's readingroom.worker.query returns
 //   window.readingroom.ask(question, {history, ...options}) -> Python's Answer.to_dict() (readingroom.ask)
 //   window.readingroom.checkAnswer(text, passages) -> Python's citation check of a generated answer
+//   window.readingroom.chat                the chat transports (web/chat/automation.js): status(), budget(),
+//                                          plan(messages), load(), generate(messages, {transport})
 //   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
 //   window.readingroom.deleteDocument(id)  -> Python's reply ({deleted, status})
 //   window.readingroom.documents()         -> Python's list of stored documents

@@ -3,9 +3,9 @@
 //
 //   mountChat(root, api)   root: the <section id="chat-root">; api: window.readingroom
 //
-// Flow of one question: api.query(question, {k, budget}) -> the sources are shown -> a system
-// message with the packed context plus the question go to the chosen transport (chat/*.js) ->
-// the answer streams in. With "Answer from my documents" off it is plain chat: no retrieval,
+// Flow of one question: api.ask(question, {k, budget}) -> the sources are shown -> Python's
+// `answer.messages` (instructions and the packed context, then the question) go to the chosen
+// transport (chat/*.js) -> the answer streams in -> Python's check_answer says which [n] exist. With "Answer from my documents" off it is plain chat: no retrieval,
 // the question alone. Everything from documents or models is set as text (textContent /
 // text nodes), never parsed as HTML.
 //
@@ -14,7 +14,7 @@
 // data-total-ms, and data-state: done | stopped | interrupted | error.
 
 import { allowedOrigin } from './chat/csp.js'; // first: narrows connect-src before anything runs
-import { buildMessages, citedSources, splitCitations } from './chat/prompt.js';
+import { citedSources, splitCitations } from './chat/prompt.js';
 import {
   DEFAULTS, endpointOrigin, loadApiKey, loadSettings, saveApiKey, saveSettings,
 } from './chat/settings.js';
@@ -293,8 +293,8 @@ export function mountChat(root, api) {
       if (s.grounded) {
         retrievalInfo.textContent = 'Searching your documents…';
         const budgetNow = contextBudget(s.transport, { threads: engineInfo().threads, budget: s.budget });
-        // Library.ask (when the page has it) returns the messages for the model too.
-        result = api.ask ? await api.ask(text, { k: s.k, budget: budgetNow }) : await api.query(text, { k: s.k, budget: budgetNow });
+        // Library.ask: the sources, and the messages for the model (built in Python).
+        result = await api.ask(text, { k: s.k, budget: budgetNow });
         if (result?.error) {
           retrievalInfo.textContent = '';
           fail(`Search failed: ${result.error.message ?? result.error.type ?? 'unknown error'}`);
@@ -315,8 +315,16 @@ export function mountChat(root, api) {
         turn.dataset.state = 'generating';
       }
 
+      if (s.grounded && !result?.messages?.length) {
+        // Nothing to ask a model (an empty question, no documents): Python's sentence says why.
+        note.hidden = false;
+        note.textContent = result?.message ?? 'There is nothing to answer from.';
+        finish('done');
+        return;
+      }
       const transport = makeTransport(s.transport, s, chatManifest);
-      const messages = result?.messages ?? buildMessages(text, context);
+      // Plain chat (no documents) sends the question alone.
+      const messages = s.grounded ? result.messages : [{ role: 'user', content: text }];
       const request = transport.request(messages);
       debugPre.textContent = request
         ? `${transport.label}${s.transport === 'openai' ? ` → ${s.baseUrl}` : ''}\n${JSON.stringify(request, null, 2)}`

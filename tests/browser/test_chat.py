@@ -458,37 +458,14 @@ def test_sources_only_answer_links_citations(context, site):
 
 # --- the in-page model: threads, pace, a bundled-style question -----------------------------
 
-def _static_server(directory, isolated: bool):
-    """The built site on 127.0.0.1, with or without the cross-origin isolation headers."""
-    import build
-
-    isolation = ("cross-origin-opener-policy", "cross-origin-embedder-policy")
-
-    class Handler(build._Handler):
-        def end_headers(self):
-            if isolated:
-                send = http.server.BaseHTTPRequestHandler.send_header
-                send(self, "Cross-Origin-Opener-Policy", "same-origin")
-                send(self, "Cross-Origin-Embedder-Policy", "require-corp")
-            super().end_headers()
-
-        def send_header(self, keyword, value):
-            # Exactly this server's choice, whatever build.serve's own handler sends.
-            if keyword.lower() not in isolation:
-                super().send_header(keyword, value)
-
-    server = build._Server(("127.0.0.1", 0), lambda *a, **k: Handler(*a, directory=str(directory), **k))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
-
-
 def test_threads_follow_cross_origin_isolation(browser, site):
     """Both cores when the page is isolated (wllama's threads need SharedArrayBuffer), one
     otherwise; status() says which, before and after the model is loaded."""
     import build
 
     for isolated in (True, False):
-        server, url = _static_server(build.DIST, isolated)
+        server, _ = build.serve(build.DIST, 0, isolation=isolated)
+        url = f"http://127.0.0.1:{server.server_address[1]}"
         # No service worker: it could add the headers itself, and this test is about the server's.
         ctx = browser.new_context(service_workers="block")
         try:
@@ -498,7 +475,9 @@ def test_threads_follow_cross_origin_isolation(browser, site):
             cores = pg.evaluate("() => navigator.hardwareConcurrency")
             assert pg.evaluate("() => self.crossOriginIsolated") is isolated
             want = min(4, cores) if isolated else 1
-            before = pg.evaluate("async () => (await window.readingroom.status()).chat")
+            status = pg.evaluate("() => window.readingroom.status()")
+            assert status["crossOriginIsolated"] is isolated
+            before = status["chat"]
             assert before["threads"] == want and before["loaded"] is False, before
             after = pg.evaluate("() => window.readingroom.chat.load('wllama')")
             assert after["loaded"] is True and after["threads"] == want, after

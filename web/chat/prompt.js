@@ -1,28 +1,5 @@
-// What the chat model is sent, and how its [n] citations map back to the sources.
-
-export const GROUNDED_INSTRUCTIONS =
-  'You answer questions using only the numbered sources below, which come from the user\'s own documents. ' +
-  'Cite every source you use by its number in square brackets, like [1] or [2]. ' +
-  'If the sources do not answer the question, say that the documents do not say. Be brief.';
-
-export const NO_SOURCES_INSTRUCTIONS =
-  'The user asked about their own documents, but no passage in them matches the question. ' +
-  'Say that the documents do not seem to cover it. Do not make up an answer.';
-
-/**
- * The messages array for one question. `context` is retrieval's packed context (the [n]
- * passages), or null for plain chat without grounding.
- */
-export function buildMessages(question, context) {
-  if (context === null || context === undefined) return [{ role: 'user', content: question }];
-  const system = context.trim()
-    ? `${GROUNDED_INSTRUCTIONS}\n\nSources:\n\n${context.trim()}`
-    : NO_SOURCES_INSTRUCTIONS;
-  return [
-    { role: 'system', content: system },
-    { role: 'user', content: question },
-  ];
-}
+// How a generated answer's [n] citations map back to the source cards (presentation only: what
+// the model is sent is Python's `answer.messages`, from Library.ask).
 
 /**
  * The sources the context cites, in citation order: entry n-1 is what [n] points at.

@@ -79,29 +79,12 @@ def score(text: str, passages: list[dict], topics: list[str], phrase: str) -> di
     }
 
 
-# --- the prompt: Library.ask's messages (or, before that exists, the same shape) --------------
-
-def _fallback_messages(question: str, context: str) -> list[dict]:
-    # Only used until Library.ask (answers helper) provides `messages`; same wording as the
-    # instructions the page sent before.
-    system = ("You answer questions using only the numbered sources below, which come from the user's "
-              "own documents. Cite every source you use by its number in square brackets, like [1] or "
-              "[2]. If the sources do not answer the question, say that the documents do not say. "
-              f"Be brief.\n\nSources:\n\n{context.strip()}")
-    return [{"role": "system", "content": system}, {"role": "user", "content": question}]
-
+# --- the prompt: Library.ask's messages, as the page sends them --------------------------------
 
 async def grounded_prompt(lib, question: str, budget: int) -> tuple[list[dict], list[dict]]:
-    """(messages, passages) for a question, as the page would send them."""
-    if hasattr(lib, "ask"):
-        answer = (await lib.ask(question, options={"budget": budget})).to_dict()
-        result = answer
-        messages = answer["messages"]
-    else:
-        result = (await lib.retrieve(question, {"budget": budget})).to_dict()
-        messages = _fallback_messages(question, result["context"])
-    passages = _passages(result)
-    return messages, passages
+    """(messages, passages) for a question, exactly as the page would send them."""
+    answer = (await lib.ask(question, options={"budget": budget})).to_dict()
+    return answer["messages"], _passages(answer)
 
 
 def _passages(result: dict) -> list[dict]:
@@ -235,11 +218,9 @@ _ANSWER = """
 async ([question, history, options]) => {
   const rr = window.readingroom;
   const t0 = performance.now();
-  const answer = rr.ask ? await rr.ask(question, {...options, history})
-                        : await rr.query(question, options);
+  const answer = await rr.ask(question, {...options, history});
   const asked = performance.now();
-  const run = await rr.chat.generate(answer.messages ?? rr.chat.fallbackMessages(question, answer.context),
-                                     {transport: 'wllama'});
+  const run = await rr.chat.generate(answer.messages, {transport: 'wllama'});
   return {retrieval_ms: asked - t0, first_token_ms: run.firstTokenMs, total_ms: run.totalMs,
           prompt_tokens: run.promptTokens, text: run.text, threads: run.threads,
           prefill_tps: run.prefillTps, generate_tps: run.generateTps};
@@ -336,16 +317,14 @@ def main(argv: list[str] | None = None) -> int:
 
         build = bb._build_module()
         bb.dist(not args.no_build)
-        servers = [build.serve(build.DIST, 0, isolated=iso) for iso in (True, False)] \
-            if "isolated" in build.serve.__code__.co_varnames else [None, build.serve(build.DIST, 0)]
-        urls = [None if s is None else f"http://127.0.0.1:{s[0].server_address[1]}/" for s in servers]
+        servers = [build.serve(build.DIST, 0, isolation=iso) for iso in (True, False)]
+        urls = [f"http://127.0.0.1:{s[0].server_address[1]}/" for s in servers]
         try:
             result["speed"] = speed(urls[0], urls[1])
         finally:
             for s in servers:
-                if s is not None:
-                    s[0].shutdown()
-                    s[0].server_close()
+                s[0].shutdown()
+                s[0].server_close()
     result["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=1) + "\n")
