@@ -94,6 +94,11 @@ def targets(sections: dict[str, dict]) -> list[dict]:
     out.append(_at_most("hot path p50 at 20k chunks", t20 and t20["p50"], 25, "ms", ll))
     out.append(_at_most("hot path p95 at 20k chunks", t20 and t20["p95"], 50, "ms", ll))
     out.append(_at_most("hot path p95 at 100k chunks", t100 and t100["p95"], 100, "ms", ll))
+    t1m = _get(sizes, "1000000", "stages", "total")
+    out.append(_at_most("hot path p95 at 1M chunks", t1m and t1m["p95"], 250, "ms", ll))
+    mem = _get(sizes, "1000000", "memory")  # issue 15: the retrieval worker's heaps hold the matrices
+    out.append(_at_most("Pyodide + sqlite heaps at 1M chunks", mem and (mem["pyodide_heap_bytes"] + mem["sqlite_heap_bytes"]) / 2**30,
+                        1.5, "GB", ll))
     start = _get(lat, "latency", "startup_ms") or {}
     out.append(_at_most("cold first visit to ready", start.get("cold_first_visit") and start["cold_first_visit"] / 1000, 5, "s", ll))
     out.append(_at_most("warm reload to ready", start.get("warm_reload") and start["warm_reload"] / 1000, 3, "s", ll))
