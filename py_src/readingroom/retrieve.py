@@ -179,7 +179,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         clock.lap("vector")
         check()
         ids = sorted({c for c, _ in vec} | {c for c, _ in lex} | {c for c, _ in floored})
-        bases = search.hits_for(index.store, ids)
+        bases = search.hits_for(index.store, ids, text=False)  # texts: below, for what is shown
         mmr_vectors = ({h.chunk_id: index.vector(h.chunk_id) for h in bases.values()}
                        if options.mmr_lambda is not None else {})
         clock.lap("hydrate")
@@ -206,6 +206,19 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         chosen, capped = list(pool[: options.k]), []
     clock.lap("rerank")
 
+    # Only what is shown needs its text: the chosen chunks, the evidence list, each listed
+    # document's best chunk, and the floored ones (perf, issue 15).
+    documents = documents_of(vec, lex, bases, ranked, options)
+    head = ranked[: max(EVIDENCE_MIN, options.k * 5)]
+    try:
+        texts = search.texts_for(index.store, {h.chunk_id for h in chosen + head} | {c for c, _ in floored}
+                                 | {d.chunk_id for d in documents})
+    except StorageError as e:
+        return RetrievalResult(query=query, reason=reasons.ERROR, stats={"error": str(e), "timings_ms": clock.total()})
+    chosen, head = search.with_texts(chosen, texts), search.with_texts(head, texts)
+    documents = [replace(d, snippet=snippet(texts.get(d.chunk_id, ""))) for d in documents]
+    clock.lap("hydrate")
+
     spans = merge.drop_duplicate_spans(merge.merge_adjacent(chosen))
     clock.lap("merge")
     packed = pack.pack(spans, options.budget, options.reserve)
@@ -215,7 +228,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     chosen_ids = {h.chunk_id for h in chosen}
     why = {h.chunk_id: h.dropped for h in duplicates + capped}
     evidence = []
-    for h in ranked[: max(EVIDENCE_MIN, options.k * 5)]:
+    for h in head:
         reason_dropped = why.get(h.chunk_id)
         if reason_dropped is None and h.chunk_id not in chosen_ids:
             reason_dropped = "rank"
@@ -224,7 +237,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         evidence.append(h.replaced(dropped=reason_dropped))
     for cid, sim in floored:
         if cid in bases and all(e.chunk_id != cid for e in evidence):
-            evidence.append(replace(bases[cid], vector_sim=sim, dropped="floor"))
+            evidence.append(replace(bases[cid], text=texts.get(cid, ""), vector_sim=sim, dropped="floor"))
 
     stats = {
         "timings_ms": clock.total(),
@@ -239,7 +252,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     if index.mismatch:
         stats["mismatch"] = index.mismatch
     return RetrievalResult(
-        query=query, results=spans, documents=documents_of(vec, lex, bases, ranked, options),
+        query=query, results=spans, documents=documents,
         evidence=evidence, packed=packed, reason=reason, stats=stats,
     )
 

@@ -108,11 +108,13 @@ def _lexical_in_memory(store: Store, lexicon: LexicalIndex, text: str, n: int,
                        _allowed_ids(store, f))
 
 
-def hits_for(store: Store, ids: list[int]) -> dict[int, Hit]:
-    """The stored rows behind candidate ids, as bare ``Hit``s (no scores yet)."""
+def hits_for(store: Store, ids: list[int], text: bool = True) -> dict[int, Hit]:
+    """The stored rows behind candidate ids, as bare ``Hit``s (no scores yet); without
+    ``text`` their text is empty until ``texts_for`` reads it for the few that are shown."""
     if not ids:
         return {}
-    rows = json.loads(store.query(sql.CHUNK_ROWS, (json.dumps([int(i) for i in ids]),))[0][0])
+    statement = sql.CHUNK_ROWS if text else sql.CHUNK_ROWS_NO_TEXT
+    rows = json.loads(store.query(statement, (json.dumps([int(i) for i in ids]),))[0][0])
     out: dict[int, Hit] = {}
     for cid, doc_id, name, doc_type, idx, text, s, e, th, tc, hp, page, meta in rows:
         out[cid] = Hit(
@@ -121,3 +123,15 @@ def hits_for(store: Store, ids: list[int]) -> dict[int, Hit]:
             page=page, meta=meta,
         )
     return out
+
+
+def texts_for(store: Store, ids) -> dict[int, str]:
+    """The texts of a few chunks, by id, in one statement."""
+    if not ids:
+        return {}
+    rows = json.loads(store.query(sql.CHUNK_TEXTS, (json.dumps(sorted(int(i) for i in ids)),))[0][0])
+    return {int(cid): text for cid, text in rows}
+
+
+def with_texts(hits: list[Hit], texts: dict[int, str]) -> list[Hit]:
+    return [h.replaced(text=texts[h.chunk_id]) if h.chunk_id in texts else h for h in hits]

@@ -151,11 +151,19 @@ DATA_VERSION = "PRAGMA data_version"
 # Rows for a set of chunk ids, given as one JSON array. The whole answer is one JSON text:
 # in the browser every value crossing from sqlite-wasm into Python costs a conversion, and a
 # few hundred rows of 13 columns cost more than the query; one string and one json.loads do not.
-CHUNK_ROWS = """
+_CHUNK_ROWS = """
 SELECT json_group_array(json_array(
-    c.id, c.doc_id, d.name, d.doc_type, c.idx, c.text, c.start_char, c.end_char,
+    c.id, c.doc_id, d.name, d.doc_type, c.idx, {text}, c.start_char, c.end_char,
     c.text_hash, c.token_count, json(c.heading_path), c.page, json(d.meta)))
 FROM chunks c JOIN documents d ON d.id = c.doc_id
+WHERE c.id IN (SELECT value FROM json_each(?))
+"""
+CHUNK_ROWS = _CHUNK_ROWS.format(text="c.text")
+# The same rows without their text (most of the bytes): a query's candidates are read this
+# way, and only the texts of what it shows are read after fusion (CHUNK_TEXTS).
+CHUNK_ROWS_NO_TEXT = _CHUNK_ROWS.format(text="''")
+CHUNK_TEXTS = """
+SELECT json_group_array(json_array(c.id, c.text)) FROM chunks c
 WHERE c.id IN (SELECT value FROM json_each(?))
 """
 
