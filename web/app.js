@@ -222,8 +222,9 @@ function startHeartbeat(generation) {
     }
     if (since) return;
     since = performance.now();
-    embedding.call('start').then(() => {
+    embedding.call('start').then((info) => {
       since = 0;
+      if (state.embedder && generation === embedding.generation) state.embedder = info; // workers may change
     }, () => {});
   }, HEARTBEAT_MS);
 }
@@ -434,7 +435,7 @@ function publicStatus(pythonStatus = {}) {
     version: state.version,
     embedder: state.embedder,
     crossOriginIsolated: self.crossOriginIsolated === true,
-    embedThreads: state.embedder?.threads ?? null,
+    embedThreads: state.embedder ? state.embedder.threads * (state.embedder.workers ?? 1) : null,
     ...(state.embedderError ? { embedderError: state.embedderError } : {}),
     embedderRestarts: embedding.restarts,
     storageNote: state.storageNote,

@@ -3,6 +3,7 @@ it, and the import still stores every document whole."""
 
 from __future__ import annotations
 
+from pages import wait_until
 from test_faults import consistent, long_document
 
 WAIT_MS = 120_000
@@ -24,6 +25,10 @@ def test_a_search_during_a_long_import_is_answered_before_the_import_ends(page):
         return {top: r.results[0]?.doc_name, reason: r.reason, importDone: window.__importDone};
     }""")
     assert got == {"top": "kettle.md", "reason": None, "importDone": False}
+    # On more than one core, a second embedding worker joined the import (status() follows the
+    # embedder's heartbeat).
+    if page.evaluate("() => navigator.hardwareConcurrency") >= 2:
+        wait_until(page, "async () => (await window.readingroom.status()).embedder?.workersRunning === 2")
     # Then stop the import; what it stored is whole.
     page.evaluate("() => window.readingroom.cancelIngest()")
     report = page.evaluate("() => window.__import")

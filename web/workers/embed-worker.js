@@ -6,7 +6,7 @@
 // through the page.
 
 import { Tensor, env, mean_pooling, pipeline } from './vendor/transformers/transformers.js';
-import { Transfer, rpcServe } from './rpc.js';
+import { Transfer, rpcClient, rpcServe } from './rpc.js';
 
 const MODEL = 'all-MiniLM-L6-v2';
 const DIM = 384;
@@ -15,8 +15,8 @@ const MAX_TOKENS = 256; // same cap as the native side; the shipped tokenizer fi
 // padding: measured on 96 SciFact chunks (~135 tokens), length buckets of at most 256 padded
 // tokens embed 1.2-1.7x faster than unsorted batches of 16 and as fast as one text per call,
 // while short texts (queries) still share a call.
-// A worker started with a name holding `threads=N` or `batchTokens=N` uses those instead (the
-// bench's A/B runs; see py_src/readingroom/bench/embedding.py).
+// A worker started with a name holding `workers=N`, `threads=N` or `batchTokens=N` uses those
+// instead (the helper below, and the bench's A/B runs: py_src/readingroom/bench/embedding.py).
 const override = (key) => Number(new RegExp(`\\b${key}=(\\d+)`).exec(self.name ?? '')?.[1]) || null;
 const BATCH = 16;
 const BATCH_TOKENS = override('batchTokens') ?? MAX_TOKENS;
@@ -35,12 +35,23 @@ const wasm = env.backends.onnx.wasm;
 if (!wasm.wasmPaths || typeof wasm.wasmPaths !== 'object') wasm.wasmPaths = {};
 wasm.wasmPaths.mjs = new URL('ort-wasm-simd-threaded.mjs', vendor).href;
 wasm.wasmPaths.wasm = new URL('ort-wasm-simd-threaded.wasm', vendor).href;
-// Threads need SharedArrayBuffer, which only a cross-origin isolated page has (build.py serve and
-// sw.js send COOP/COEP). onnxruntime-web's own default is min(4, ceil(cores / 2)), one thread on
-// two cores, so the count is set: every core when isolated, else one (and status() says why).
+// Both cores: two embedding workers of one thread each (this one, and a helper it starts the first
+// time ingestion sends work), taking buckets from one queue. Measured in the page against one
+// worker with onnxruntime-web's threads set to both cores (bench embedding, interleaved, on this
+// shared 2-core machine at load 11-19): 1 worker x 2 threads 1.24 chunks/s, 2 workers x 1 thread
+// 2.05, 1 worker x 1 thread 1.85 (p50 of 4 rounds). Two independent sessions never wait on each
+// other, while wasm threads meet at a barrier inside every operator and stall whenever the other
+// core is busy; and two workers need no SharedArrayBuffer, so a page without cross-origin
+// isolation uses both cores too. Threads need SharedArrayBuffer, which only a cross-origin
+// isolated page has (build.py serve and sw.js send COOP/COEP); with more cores than workers, an
+// isolated page gives each worker its share (onnxruntime-web's own default, min(4, ceil(cores /
+// 2)), is not used: the count is set).
 const isolated = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
-const threads = isolated ? Math.max(1, override('threads') ?? navigator.hardwareConcurrency ?? 1) : 1;
-const threadNote = isolated ? '' : 'this page is not cross-origin isolated, so the embedding model runs on one thread';
+const cores = Math.max(1, navigator.hardwareConcurrency || 1);
+const WORKERS = override('workers') ?? Math.min(2, cores);
+const threads = isolated ? Math.max(1, override('threads') ?? Math.floor(cores / WORKERS)) : 1;
+const threadNote = isolated || cores <= WORKERS ? ''
+  : 'this page is not cross-origin isolated, so each embedding worker runs on one thread';
 wasm.numThreads = threads;
 
 function progress(event) {
@@ -99,36 +110,76 @@ async function embedBatch(extractor, texts) {
 
 // Queries first: every model call goes through one queue with two priorities. A request is cut
 // into length buckets (below) and each bucket is one job, so a query arriving during a big
-// ingestion waits for at most the one bucket being computed, then runs before the ingestion's
-// remaining buckets. Only one model call runs at a time: the session's threads are all busy with it.
+// ingestion waits for at most the buckets being computed, then runs before the ingestion's
+// remaining buckets. Each runner (this worker's session, the helper's) computes one job at a time.
 const jobs = { query: [], background: [] };
-let pumping = false;
+const runners = [{ name: 'main', busy: false, compute: computeHere }];
 
-function schedule(priority, task) {
+function schedule(priority, rows) {
   return new Promise((resolve, reject) => {
-    jobs[priority].push({ task, resolve, reject });
+    jobs[priority].push({ rows, resolve, reject });
     pump();
   });
 }
 
-async function pump() {
-  if (pumping) return;
-  pumping = true;
-  try {
-    for (let job = next(); job; job = next()) {
-      try {
-        job.resolve(await job.task());
-      } catch (err) {
-        job.reject(err);
-      }
-    }
-  } finally {
-    pumping = false;
+function pump() {
+  for (const runner of runners) {
+    if (runner.busy) continue;
+    const job = jobs.query.shift() ?? jobs.background.shift();
+    if (!job) return;
+    runner.busy = true;
+    runner.compute(job.rows).then(job.resolve, (err) => {
+      if (runner.gone) jobs.background.unshift(job); // the helper died: this worker does it
+      else job.reject(err);
+    }).finally(() => {
+      runner.busy = false;
+      pump();
+    });
   }
 }
 
-function next() {
-  return jobs.query.shift() ?? jobs.background.shift();
+/** Vectors of token rows, flat [rows * DIM], from this worker's session. */
+async function computeHere(rows) {
+  const { extractor } = await loaded;
+  const tensor = await embedRows(extractor, rows);
+  const out = tensor.data.slice(0, rows.length * DIM);
+  tensor.dispose?.();
+  return out;
+}
+
+// The helper: this same script with one worker of its own, started on the first ingestion work (a
+// page that only searches never pays for a second model in memory). If it fails to load or dies,
+// its job goes back to the queue and this worker carries on alone, and status() says so.
+let helper = null;
+
+function startHelper() {
+  if (helper || WORKERS < 2) return;
+  helper = { note: '' };
+  const worker = new Worker(new URL(import.meta.url), {
+    type: 'module', name: `readingroom-embedder-helper workers=1 threads=${threads} batchTokens=${BATCH_TOKENS}`,
+  });
+  const call = rpcClient(worker);
+  const runner = { name: 'helper', busy: false, compute: (rows) => call('embedRows', { rows }) };
+  const fail = (why) => {
+    if (runner.gone) return;
+    runner.gone = true;
+    helper.note = `the second embedding worker stopped (${why}); one worker embeds`;
+    console.warn('Reading Room:', helper.note);
+    const at = runners.indexOf(runner);
+    if (at >= 0) runners.splice(at, 1);
+    call.failAll(new Error(helper.note));
+    worker.terminate();
+    pump();
+  };
+  worker.addEventListener('error', (event) => {
+    event.preventDefault();
+    fail(event.message || 'script error');
+  });
+  call('start').then(() => {
+    if (runner.gone) return;
+    runners.push(runner);
+    pump();
+  }, (err) => fail(err?.message ?? String(err)));
 }
 
 /**
@@ -151,11 +202,10 @@ async function embedTexts(extractor, texts, priority = 'query') {
     buckets.push(order.slice(start, end));
     start = end;
   }
-  await Promise.all(buckets.map((idx) => schedule(priority, async () => {
-    const tensor = await embedRows(extractor, idx.map((i) => rows[i]));
-    idx.forEach((i, r) => out.set(tensor.data.subarray(r * DIM, (r + 1) * DIM), i * DIM));
-    tensor.dispose?.();
-  })));
+  await Promise.all(buckets.map(async (idx) => {
+    const vectors = await schedule(priority, idx.map((i) => rows[i]));
+    idx.forEach((i, r) => out.set(vectors.subarray(r * DIM, (r + 1) * DIM), i * DIM));
+  }));
   return out;
 }
 
@@ -177,10 +227,11 @@ async function embed({ texts }) {
   return new Transfer(out, [out.buffer]);
 }
 
-/** Ingestion's texts: computed when no query is waiting. */
+/** Ingestion's texts: computed when no query is waiting, by both workers. */
 async function embedBackground({ texts }) {
   const { extractor } = await loaded;
   asStrings(texts);
+  startHelper();
   const out = await embedTexts(extractor, texts, 'background');
   return new Transfer(out, [out.buffer]);
 }
@@ -194,12 +245,24 @@ async function countTokens({ texts }) {
 
 async function start() {
   const { loadMs } = await loaded;
-  return { model: MODEL, dim: DIM, maxTokens: MAX_TOKENS, loadMs, backend: 'wasm', threads, batchTokens: BATCH_TOKENS, crossOriginIsolated: isolated, threadNote };
+  return {
+    model: MODEL, dim: DIM, maxTokens: MAX_TOKENS, loadMs, backend: 'wasm', workers: WORKERS, threads,
+    batchTokens: BATCH_TOKENS, crossOriginIsolated: isolated,
+    threadNote: [threadNote, helper?.note].filter(Boolean).join('; '),
+    workersRunning: runners.length,
+  };
+}
+
+/** The helper's one op: vectors for token rows the main worker bucketed. */
+async function embedTokenRows({ rows }) {
+  const out = await computeHere(rows);
+  return new Transfer(out, [out.buffer]);
 }
 
 const portHandlers = { embed, embedBackground, countTokens };
 rpcServe(self, {
   start,
+  embedRows: embedTokenRows,
   connect: ({ port }) => {
     rpcServe(port, portHandlers);
     return true;

@@ -33,7 +33,7 @@ async ([setups]) => {
   for (const [name, [workers, threads, batchTokens]] of Object.entries(setups)) {
     const calls = [];
     for (let w = 0; w < workers; w++) {
-      const worker = new Worker('embed-worker.js', { type: 'module', name: `bench threads=${threads} batchTokens=${batchTokens}` });
+      const worker = new Worker('embed-worker.js', { type: 'module', name: `bench workers=1 threads=${threads} batchTokens=${batchTokens}` });
       calls.push(rpcClient(worker));
     }
     const infos = await Promise.all(calls.map((c) => c('start')));
