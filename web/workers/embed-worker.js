@@ -38,8 +38,9 @@ wasm.wasmPaths.wasm = new URL('ort-wasm-simd-threaded.wasm', vendor).href;
 // Both cores: two embedding workers of one thread each (this one, and a helper it starts the first
 // time ingestion sends work), taking buckets from one queue. Measured in the page against one
 // worker with onnxruntime-web's threads set to both cores (bench embedding, interleaved, on this
-// shared 2-core machine at load 11-19): 1 worker x 2 threads 1.24 chunks/s, 2 workers x 1 thread
-// 2.05, 1 worker x 1 thread 1.85 (p50 of 4 rounds). Two independent sessions never wait on each
+// shared 2-core machine, two runs at load 11-23): 1 worker x 2 threads 1.24 and 1.14 chunks/s,
+// 2 workers x 1 thread 2.05 and 2.11, 1 worker x 1 thread 1.85 and 2.15 (p50 of 4 rounds each; a
+// quiet machine has yet to be measured). Two independent sessions never wait on each
 // other, while wasm threads meet at a barrier inside every operator and stall whenever the other
 // core is busy; and two workers need no SharedArrayBuffer, so a page without cross-origin
 // isolation uses both cores too. Threads need SharedArrayBuffer, which only a cross-origin
