@@ -42,7 +42,8 @@ def _lib() -> Library:
 async def open(config_json: str) -> str:  # noqa: A001 - the worker's verb
     """Open the worker's database. ``config``: ``{"storage": "opfs"|"memory"}`` in the
     browser; natively (the contract tests) ``{"path": ...}``."""
-    global _library
+    global _library, _latest_query
+    _latest_query = 0  # query ids count within one open library; none is pending across it
     config = json.loads(config_json or "{}")
     try:
         if "path" in config:
@@ -124,15 +125,21 @@ def cancel_ingest() -> None:
     _cancelled_ingest = True
 
 
+def _superseded(query_id: int):
+    """A question numbered ``query_id`` (the page numbers them from 1) stops early once a
+    later one starts. Without a number (0, an automation call) nothing supersedes it: the
+    ids other callers used before must not cancel it."""
+    global _latest_query
+    qid = int(query_id)
+    _latest_query = max(_latest_query, qid)
+    return lambda: 0 < qid < _latest_query
+
+
 async def query(text: str, options_json: str = "{}", query_id: int = 0) -> str:
     """Retrieve; a query started later (a larger ``query_id``) makes this one stop early."""
-    global _latest_query
-    _latest_query = max(_latest_query, int(query_id))
+    cancelled = _superseded(query_id)
     try:
-        result = await _lib().retrieve(
-            text, json.loads(options_json or "{}"),
-            cancelled=lambda: int(query_id) < _latest_query,
-        )
+        result = await _lib().retrieve(text, json.loads(options_json or "{}"), cancelled=cancelled)
     except ReadingRoomError as e:
         return _error(e)
     return _dump(result.to_dict())
@@ -141,14 +148,13 @@ async def query(text: str, options_json: str = "{}", query_id: int = 0) -> str:
 async def ask(question: str, history_json: str = "[]", options_json: str = "{}", query_id: int = 0) -> str:
     """Answer a question after the earlier turns in ``history_json`` (see ``Library.ask``);
     shares ``query``'s ids, so a newer query or question makes this one stop early."""
-    global _latest_query
-    _latest_query = max(_latest_query, int(query_id))
+    cancelled = _superseded(query_id)
     try:
         history = json.loads(history_json or "[]")
         if not isinstance(history, list):
             raise BadInput("history must be a list of earlier questions or turns")
         answer = await _lib().ask(str(question), history, json.loads(options_json or "{}"),
-                                  cancelled=lambda: int(query_id) < _latest_query)
+                                  cancelled=cancelled)
     except ReadingRoomError as e:
         return _error(e)
     except json.JSONDecodeError as e:
