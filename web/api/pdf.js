@@ -9,8 +9,8 @@ let port = null; // one pdf.js worker for every PDF of this page
 
 async function load() {
   if (!pdfjs) {
-    pdfjs = await import('./vendor/pdfjs/pdf.min.mjs');
-    port = new Worker(here('./vendor/pdfjs/pdf.worker.min.mjs'), { type: 'module', name: 'readingroom-pdf' });
+    pdfjs = await import('../vendor/pdfjs/pdf.min.mjs');
+    port = new Worker(here('../vendor/pdfjs/pdf.worker.min.mjs'), { type: 'module', name: 'readingroom-pdf' });
     pdfjs.GlobalWorkerOptions.workerPort = port;
   }
   return pdfjs;

@@ -2,9 +2,8 @@
 // spent per stage, the counts, and the packed context text. Numbers are shown as Python sent
 // them, rounded for reading; nothing is recomputed here.
 
-import { el } from './ui.js';
+import { $, el } from './dom.js';
 
-const $ = (id) => document.getElementById(id);
 
 const num = (value, digits = 3) => (value === null || value === undefined ? '–' : Number(value).toFixed(digits));
 const int = (value) => (value === null || value === undefined ? '–' : String(value));

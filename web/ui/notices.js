@@ -1,38 +1,32 @@
-// Page-level DOM updates: start-up steps, the app's state, notices, storage and counts.
-// Text from documents and from errors is only ever set with textContent, never parsed as HTML.
+// The notice area and the header: start-up progress, the app's state, the one notice line, the
+// banners that carry their own remedy (second tab, embedder, unfinished files, mismatch), offline
+// and storage warnings. Text from documents and errors is set with textContent only.
 
-const $ = (id) => document.getElementById(id);
+import { $, el } from './dom.js';
 
-export function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
 
-export function formatBytes(bytes) {
-  const n = Number(bytes) || 0;
-  if (n < 1000) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = n / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
+// Start-up progress is one slim bar: Python and the model each fill part of it; its label says
+// what is loading. A step that fails leaves the bar and says so in the header badge.
+const STEP_LABELS = {
+  python: { active: 'Loading Python', done: 'Python loaded', error: 'Python did not start' },
+  model: { active: 'Loading model', done: 'Model loaded', error: 'Model not loaded' },
+  ready: { active: 'Starting', done: 'Ready', error: 'Could not start' },
+};
+const steps = { python: 0, model: 0, ready: 0 }; // 0..1 each
 
-export const plural = (n, word, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
-
-/** step: 'python' | 'model' | 'ready'; state: 'active' | 'done' | 'error'. */
+/** step: 'python' | 'model' | 'ready'; state: 'active' | 'done' | 'error'; detail may hold "NN%". */
 export function setStep(step, state, detail = '') {
-  const item = document.querySelector(`#steps [data-step="${step}"]`);
-  if (!item) return;
-  item.dataset.state = state;
-  const label = { done: 'doneLabel', error: 'errorLabel' }[state] ?? 'label';
-  item.querySelector('.label').textContent = item.dataset[label] ?? item.dataset.label ?? '';
-  item.querySelector('.detail').textContent = detail;
+  const bar = $('boot-bar');
+  if (!bar) return;
+  const percent = /(\d+)%/.exec(detail);
+  steps[step] = state === 'done' ? 1 : percent ? Number(percent[1]) / 100 : steps[step];
+  bar.value = Math.round(45 * steps.python + 45 * steps.model + 10 * steps.ready);
+  const label = `${STEP_LABELS[step]?.[state] ?? step}${detail ? ` (${detail})` : ''}`;
+  bar.setAttribute('aria-valuetext', label);
+  bar.title = label;
+  bar.dataset[step] = state;
+  $('boot-label').textContent = label;
+  $('boot').hidden = step === 'ready' && state === 'done';
 }
 
 export function setPhase(phase) {
@@ -163,23 +157,6 @@ export async function storageLooksFull() {
   }
 }
 
-let countsShown = 0; // the latest showCounts call: an older one's storage estimate is dropped
-
-/** Documents and passages in the library, plus how much of the site's storage is used. */
-export async function showCounts(status) {
-  const mine = ++countsShown;
-  const docs = status?.documents ?? 0;
-  const chunks = status?.chunks ?? 0;
-  const counts = $('counts');
-  const text = `${plural(docs, 'document')}, ${plural(chunks, 'passage')} indexed`;
-  counts.textContent = text;
-  if (status?.storage !== 'opfs') return;
-  const estimate = await navigator.storage?.estimate?.().catch(() => null);
-  if (estimate?.quota && mine === countsShown) {
-    counts.textContent = `${text} · ${formatBytes(estimate.usage)} of ${formatBytes(estimate.quota)} storage used`;
-  }
-}
-
 /** Python's `mismatch` (or null): the stored index was built by another model or chunker. */
 export function showMismatch(mismatch) {
   const box = $('mismatch');
@@ -188,32 +165,4 @@ export function showMismatch(mismatch) {
     ? `This library was indexed differently from this app (${mismatch}). Searching by words still ` +
       'works; searching by meaning and adding documents need it re-indexed with this app\'s model.'
     : '';
-}
-
-export function showActivity(text) {
-  $('activity').textContent = text;
-}
-
-/** Per-file problems (not UTF-8, empty, wrong type, rejected by Python). */
-export function showFileMessages(messages) {
-  const list = $('file-messages');
-  list.replaceChildren(...messages.map((m) => el('li', `message ${m.kind ?? 'error'}`, m.text)));
-}
-
-/**
- * The index import's progress bar: event {phase, bytes, total} from the worker (null hides it).
- * With a known size the bar fills; without one (or while checking) it is indeterminate.
- */
-export function showImportProgress(event, text = '') {
-  const box = $('import');
-  box.hidden = !event;
-  if (!event) return;
-  const bar = $('import-bar');
-  if (event.phase === 'reading' && event.total) {
-    bar.max = event.total;
-    bar.value = Math.min(event.bytes ?? 0, event.total);
-  } else {
-    bar.removeAttribute('value'); // indeterminate
-  }
-  $('import-text').textContent = text;
 }

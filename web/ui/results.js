@@ -1,10 +1,9 @@
-// Search results as cards, the query's words highlighted, and a reader showing a passage in its
-// document's context. Everything from a document is set as text nodes; <mark> elements are made
-// with createElement, never from HTML.
+// Search mode: results as cards with the query's words highlighted; a card opens the Reader.
+// Everything from a document is set as text nodes; <mark> elements are made with createElement,
+// never from HTML.
 
-import { el, plural } from './ui.js';
-
-const $ = (id) => document.getElementById(id);
+import { $, el, headingText, plural } from './dom.js';
+import { closeReader } from './reader.js';
 
 // --- highlighting -----------------------------------------------------------------------------
 
@@ -55,7 +54,6 @@ const PARTIAL = {
   offline: 'Searched by words only: the model is not available offline.',
 };
 
-const headingText = (path) => (path ?? []).join(' › ');
 const formatScore = (score) => Number(score ?? 0).toPrecision(3);
 
 function card(row, index, terms) {
@@ -118,80 +116,4 @@ export function dropResultsOf(docId) {
     if (item.dataset.docId === String(docId)) item.remove();
   }
   if ($('reader').dataset.docId === String(docId)) closeReader();
-}
-
-// --- the reader -------------------------------------------------------------------------------
-
-/**
- * The neighbouring chunks of a span, when this query's evidence holds them (same document, same
- * page, the chunk just before / after), cut by character offsets so no text repeats: every chunk
- * is an exact slice of its document, as merge.py relies on too.
- */
-function neighbours(span, evidence) {
-  const inSpan = evidence.filter((h) => span.chunk_ids.includes(h.chunk_id));
-  const first = span.chunk_index;
-  const last = inSpan.length ? Math.max(...inSpan.map((h) => h.chunk_index)) : first + span.chunk_ids.length - 1;
-  const same = (h) => h.doc_id === span.doc_id && (h.page ?? null) === (span.page ?? null);
-  const prev = evidence.find((h) => same(h) && h.chunk_index === first - 1);
-  const next = evidence.find((h) => same(h) && h.chunk_index === last + 1);
-  const before = prev && prev.start < span.start ? prev.text.slice(0, span.start - prev.start) : '';
-  const after = next && next.end > span.end ? next.text.slice(Math.max(0, span.end - next.start)) : '';
-  return { before, after };
-}
-
-export function closeReader() {
-  const reader = $('reader');
-  reader.hidden = true;
-  delete reader.dataset.docId;
-  for (const item of document.querySelectorAll('#results .result[aria-expanded="true"]')) {
-    item.setAttribute('aria-expanded', 'false');
-  }
-}
-
-/** Fills the reader's body: the span, and the neighbouring text any of `chunks` holds. */
-function showContext(reader, span, terms, chunks) {
-  const { before, after } = neighbours(span, chunks);
-  const body = reader.querySelector('.reader-body');
-  body.replaceChildren();
-  if (before) body.append(el('p', 'context-before', before));
-  const main = el('p', 'context-span');
-  main.append(highlighted(span.text ?? '', terms));
-  body.append(main);
-  if (after) body.append(el('p', 'context-after', after));
-  reader.querySelector('.reader-note').textContent = before || after
-    ? 'The passage found, with the text around it in its document (greyed).'
-    : 'The passage found; its document has no text around it.';
-}
-
-/**
- * Shows result.results[index] with its heading path, page and neighbouring text: at once what this
- * search's evidence holds, then the document's own neighbouring chunks from fetchContext(span)
- * (a Promise of chunk dicts), when given.
- */
-export function openReader(result, index, fetchContext = null) {
-  const span = result?.results?.[index];
-  if (!span) return;
-  const reader = $('reader');
-  const terms = result.stats?.terms ?? [];
-  reader.dataset.docId = String(span.doc_id);
-  reader.querySelector('.reader-title').textContent = span.doc_name ?? '';
-  const where = [span.doc_type, span.page != null ? `page ${span.page}` : null, `passage ${index + 1}`]
-    .filter(Boolean).join(' · ');
-  reader.querySelector('.reader-where').textContent = where;
-  const paths = (span.heading_paths ?? []).map(headingText).filter(Boolean);
-  reader.querySelector('.reader-headings').replaceChildren(...paths.map((p) => el('li', '', p)));
-
-  const evidence = result.evidence ?? [];
-  showContext(reader, span, terms, evidence);
-  const key = `${span.doc_id}:${span.chunk_ids.join(',')}`;
-  reader.dataset.span = key;
-  fetchContext?.(span).then((chunks) => {
-    if (reader.dataset.span === key) showContext(reader, span, terms, [...chunks, ...evidence]);
-  }, () => {}); // the evidence-only view stays
-
-  for (const item of document.querySelectorAll('#results .result')) {
-    item.setAttribute('aria-expanded', String(Number(item.dataset.index) === index));
-  }
-  reader.hidden = false;
-  reader.scrollIntoView?.({ block: 'nearest' });
 }

@@ -1,0 +1,652 @@
+// The library behind window.readingroom: starts the two workers, watches the embedder, keeps one
+// tab at a time, and offers the automation API (app.js puts it on window.readingroom):
+//
+//   window.readingroom.ready               Promise<status>, resolves once Python and the model are up
+//                                          (see below for a model that fails to load)
+//   window.readingroom.addDocuments(input) input: [{name, text}] | FileList | File[] -> Python's report
+//                                          (plus `rejected_files` for files refused before Python)
+//   window.readingroom.query(text, opts)   -> the JSON Python's readingroom.worker.query returns
+//   window.readingroom.ask(question, {history, ...options}) -> Python's Answer.to_dict() (readingroom.ask)
+//   window.readingroom.checkAnswer(text, passages) -> Python's citation check of a generated answer
+//   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
+//   window.readingroom.deleteDocument(id)  -> Python's reply ({deleted, status})
+//   window.readingroom.documents()         -> Python's list of stored documents
+//   window.readingroom.cancelIngest()      -> stops the addDocuments in flight after its current
+//                                             batch; the document being added is not stored
+//   window.readingroom.reindex()           -> re-embeds every stored chunk with this app's model (after a
+//                                             model mismatch); {reindexed: {documents, chunks}, status}
+//   window.readingroom.neighbours(id, b, a) -> the chunk with up to b chunks before and a after it
+//   window.readingroom.embed(texts)        -> [[384 numbers], ...] from the embedding worker (diagnostics)
+//   window.readingroom.exportLibrary()     -> a File: the library's database, consistent (taken between
+//                                             two writes), named reading-room-library-YYYY-MM-DD.sqlite
+//   window.readingroom.downloadLibrary()   -> saves that file through the browser; {name, size}.
+//                                             importIndex(file) (Open index file…) restores it.
+//   window.readingroom.importIndex(source, {asBundle?}) -> status() of the imported index
+//       With asBundle: VERSION the file is merged in as the bundled set instead (see openBundle): the
+//       user's own documents stay, a previous bundle version's documents go.
+//       source: a URL on this app's origin (string or URL, relative to the page), a File/Blob, or
+//       an ArrayBuffer/Uint8Array holding a SQLite index file as the native side writes it
+//       (py_src/readingroom/sql.py schema). It replaces the current library (all documents) with
+//       that file, then Python opens it again: `mismatch` in the result is non-null when the index
+//       was made with another model or chunker (lexical search still works; vectors are not
+//       mixed). The file streams into storage in pieces (a URL is fetched inside the worker), so
+//       a 200 MB index never sits in the page. If anything fails before the switch (not an index,
+//       download cut short), the old library is kept and the promise rejects with a RemoteError
+//       {type, message}. Progress shows on the page ("Importing index… n MB").
+//
+//   window.readingroom.debug              diagnostics and fault injection:
+//       killEmbedder()   terminates the embedding worker as a crash would (no event); the app notices
+//                        (heartbeat), restarts it once by itself, and offers a Restart button after that
+//       memory()         -> {heapBytes, pythonObjects, sqliteHeapBytes} of the retrieval worker
+//       exportDatabase() -> Uint8Array, the library's database file as stored
+//
+// status() also carries `embedder` (null while the model is not running), `embedderError`
+// {type: 'embed_failed' | 'offline', message} when it could not load or stopped (searching by
+// words still works), `embedderRestarts`, and Python's `unfinished` (documents whose adding
+// started but never finished). `ready` resolves once Python and the library are up, and waits for
+// the model too; if the model fails to load, `ready` still resolves (with `embedderError`) and the
+// page offers to download the model again.
+//
+// Python's replies come back unchanged, {"error": {type, message}} ones included; a promise only
+// rejects when something failed outside Python's own error handling.
+
+// In the built site the workers' modules (web/workers/) sit at the root, one folder up.
+import { RemoteError, rpcClient } from '../rpc.js';
+import { readDocuments } from './files.js';
+import { refetchModelFiles, setupOffline } from './offline.js';
+import * as notices from '../ui/notices.js';
+import * as sourcesUi from '../ui/sources.js';
+
+const ui = { ...notices, ...sourcesUi };
+const { IngestProgress } = sourcesUi;
+
+const state = {
+  state: 'starting', // starting | locked | ready | error
+  offlineReady: false,
+  version: null,
+  storage: null,
+  storageNote: '',
+  embedder: null,
+  error: null,
+  timings: {}, // ms since navigation start: python, model, ready, retrievalWorker: {phase: ms}
+};
+const mark = (name) => {
+  state.timings[name] = Math.round(performance.now());
+};
+// The progress panel of every addDocuments call, from the page or from automation.
+const ingest = new IngestProgress(() => {
+  cancelIngest().catch((err) => ui.showNotice(err.message ?? String(err)));
+});
+
+// Whoever shows the library (the Sources pane, the search view) hears when its documents change:
+// fn({deleted?: docId}).
+const changeListeners = new Set();
+export function onLibraryChange(fn) {
+  changeListeners.add(fn);
+}
+function refreshDocuments(change = {}) {
+  if (state.state !== 'ready') return;
+  for (const fn of changeListeners) fn(change);
+}
+
+function onProgress(event) {
+  if (event?.type !== 'progress') return;
+  if (event.stage === 'python') ui.setStep('python', 'active', event.status ?? '');
+  else if (event.stage === 'model') {
+    ui.setStep('model', 'active', event.percent !== undefined ? `${event.status} ${event.percent}%` : event.status ?? '');
+  } else if (event.stage === 'locked') {
+    state.state = 'locked';
+    ui.showAppState('locked');
+    ui.showBanner('tab-lock', 'Another tab has Reading Room open, and only one tab at a time can use the ' +
+      'library. Use it here instead (the other tab lets go of it), or close the other tab and this one ' +
+      'carries on by itself.', [{ label: 'Use here', onClick: askToTakeOver }]);
+  } else if (event.stage === 'database') {
+    ui.showStorage(event.storage, event.storageNote);
+  } else if (event.stage === 'import') {
+    ui.showImportProgress(event, importMessage(event));
+  } else if (event.event === 'chunks' || event.event === 'document') {
+    ingest.event(event);
+  }
+}
+
+// --- one tab at a time ---------------------------------------------------------------------------
+//
+// The database lives behind a Web Lock (sqlite-host.js). A tab waiting on it can ask the tab
+// holding it to let go: that tab closes its database, ends its workers (which releases the lock)
+// and says so, with a button to take the library back.
+
+const tabs = typeof BroadcastChannel === 'function' ? new BroadcastChannel('readingroom-tabs') : null;
+
+function askToTakeOver() {
+  if (!tabs) return;
+  ui.showBanner('tab-lock', 'Asking the other tab to let go of the library…');
+  tabs.postMessage({ type: 'take-over' });
+}
+
+tabs?.addEventListener('message', (event) => {
+  if (event.data?.type === 'take-over' && !['locked', 'elsewhere'].includes(state.state)) releaseToOtherTab();
+});
+
+async function releaseToOtherTab() {
+  state.state = 'elsewhere';
+  stopHeartbeat();
+  const gone = new RemoteError({ type: 'elsewhere', message: 'Reading Room is open in another tab.' });
+  if (retrieval) {
+    // Python never holds a transaction open across an await, so closing now leaves nothing half-written.
+    await retrieval('close').catch(() => {});
+    state.retrievalWorker.terminate(); // releases the OPFS handles and the Web Lock
+    retrieval.failAll(gone);
+  }
+  embedding.worker?.terminate();
+  embedding.call?.failAll(gone);
+  ui.setPhase('elsewhere');
+  showState();
+  ui.showNotice('');
+  ui.showBanner('embedder-problem', '');
+  ui.showBanner('tab-lock', 'Reading Room is open in another tab. Only one tab at a time can use your library.',
+    [{ label: 'Use it here', onClick: () => location.reload() }]);
+}
+
+/** Header state: warming up, ready, ready offline, locked, error. */
+function showState() {
+  if (state.state === 'ready') ui.showAppState(state.offlineReady ? 'offline' : 'ready');
+  else ui.showAppState(state.state);
+}
+
+const MB = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0);
+
+function importMessage({ phase, bytes, total }) {
+  if (phase === 'reading') return `Importing index… ${MB(bytes)}${total ? ` of ${MB(total)}` : ''} MB`;
+  if (phase === 'checking') return 'Importing index… checking the file';
+  return 'Importing index… opening it';
+}
+
+function workerFailed(name) {
+  return (event) => {
+    event.preventDefault?.();
+    fail({ type: 'worker', message: `The ${name} could not start (${event.message || 'script error'}). Reload the page to try again.` });
+  };
+}
+
+let rejectReady;
+function fail(error) {
+  state.state = 'error';
+  state.error = { type: error.type ?? 'error', message: error.message ?? String(error) };
+  ui.setPhase('error');
+  showState();
+  ui.showNotice(state.error.message);
+  rejectReady?.(new RemoteError(state.error));
+}
+
+/** Re-throws a start-up failure with a sentence saying what failed and what to do. */
+function explain(step, what) {
+  return (err) => {
+    ui.setStep(step, 'error', '');
+    throw new RemoteError({
+      type: err?.type ?? 'error',
+      message: `${what} (${err?.message ?? err}). Reload the page to try again.`,
+    });
+  };
+}
+
+let retrieval = null;
+let manifest = null;
+
+// --- the embedding worker: started, watched, restarted ------------------------------------------
+//
+// One embedding worker serves the page and (over its own MessageChannel) the retrieval worker.
+// If it dies (an error event, or it stops answering the heartbeat; a terminated worker sends no
+// event at all), the page terminates it, starts a new one once by itself and hands the retrieval
+// worker the new port: embed calls waiting on the dead one reject there, so an ingest reports
+// the document it was on instead of hanging. A second death shows a Restart button instead.
+
+const HEARTBEAT_MS = 2000;
+const DEAD_AFTER_MS = 20000; // a ping unanswered this long: dead (one batch takes a few seconds)
+const embedding = { worker: null, call: null, generation: 0, deaths: 0, restarts: 0, heartbeat: null };
+
+function spawnEmbedder() {
+  const generation = ++embedding.generation;
+  const worker = new Worker('embed-worker.js', { type: 'module', name: 'readingroom-embedder' });
+  const call = rpcClient(worker, onProgress);
+  worker.addEventListener('error', (event) => {
+    event.preventDefault?.();
+    embedderDied(generation, event.message || 'script error');
+  });
+  const channel = new MessageChannel();
+  const started = call('connect', { port: channel.port1 }, [channel.port1]).then(() => call('start'));
+  started.catch(() => {}); // handled by whoever awaits it
+  Object.assign(embedding, { worker, call });
+  return { port: channel.port2, started, generation };
+}
+
+function stopHeartbeat() {
+  clearInterval(embedding.heartbeat);
+  embedding.heartbeat = null;
+}
+
+/** Pings the embedder every HEARTBEAT_MS; a ping unanswered for DEAD_AFTER_MS means it is dead. */
+function startHeartbeat(generation) {
+  stopHeartbeat();
+  let since = 0;
+  embedding.heartbeat = setInterval(() => {
+    if (since && performance.now() - since > DEAD_AFTER_MS) {
+      embedderDied(generation, 'it stopped answering');
+      return;
+    }
+    if (since) return;
+    since = performance.now();
+    embedding.call('start').then(() => {
+      since = 0;
+    }, () => {});
+  }, HEARTBEAT_MS);
+}
+
+function embedderDied(generation, why) {
+  if (generation !== embedding.generation || state.state === 'elsewhere') return; // an old worker
+  stopHeartbeat();
+  embedding.worker.terminate();
+  embedding.generation += 1; // nothing of the dead worker counts any more
+  const message = `The embedding model stopped (${why}).`;
+  embedding.call.failAll(new RemoteError({ type: 'embed_failed', message }));
+  embedding.deaths += 1;
+  state.embedder = null;
+  state.embedderError = { type: 'embed_failed', message };
+  console.warn('Reading Room:', message);
+  if (embedding.deaths === 1) {
+    restartEmbedder(); // once by itself
+  } else {
+    // The retrieval worker's calls on the dead port fail now, and later ones at once (words only).
+    retrieval('embedderUnavailable', { offline: false, message: `stopped (${why})` }).catch(() => {});
+    ui.showBanner('embedder-problem', `${message} Searching by words still works; searching by meaning ` +
+      'and adding documents need it.', [{ label: 'Restart the model', onClick: restartEmbedder }]);
+  }
+}
+
+/** A new embedding worker; the retrieval worker switches to it at once. */
+async function restartEmbedder() {
+  stopHeartbeat();
+  if (embedding.worker && state.embedder) { // a restart asked of a live one
+    embedding.worker.terminate();
+    embedding.call.failAll(new RemoteError({ type: 'embed_failed', message: 'The embedding model was restarted.' }));
+  }
+  const { port, started, generation } = spawnEmbedder();
+  ui.showBanner('embedder-problem', 'The embedding model stopped; restarting it…');
+  await retrieval('reconnectEmbedder', { port }, [port]);
+  let info;
+  try {
+    info = await started;
+  } catch (err) {
+    if (generation === embedding.generation) embedderFailedToLoad(err);
+    return;
+  }
+  if (generation !== embedding.generation) return;
+  embedding.restarts += 1;
+  embedderReady(info, generation);
+  ui.showBanner('embedder-problem', '');
+}
+
+function embedderReady(info, generation) {
+  state.embedder = info;
+  state.embedderError = null;
+  ui.setStep('model', 'done', `${info.model}, ${(info.loadMs / 1000).toFixed(1)} s`);
+  startHeartbeat(generation);
+}
+
+/**
+ * The model did not load (a damaged saved copy, or offline before it was ever saved). The app
+ * stays usable for searching by words; the banner says what to do.
+ */
+function embedderFailedToLoad(err) {
+  stopHeartbeat();
+  embedding.worker.terminate();
+  embedding.generation += 1;
+  const offline = navigator.onLine === false;
+  const why = err?.message ?? String(err);
+  state.embedder = null;
+  state.embedderError = { type: offline ? 'offline' : 'embed_failed', message: why };
+  embedding.call.failAll(new RemoteError({ type: state.embedderError.type, message: `The embedding model could not be loaded (${why}).` }));
+  ui.setStep('model', 'error', offline ? 'not available offline' : 'could not load');
+  retrieval('embedderUnavailable', { offline, message: `could not be loaded (${why})` }).catch(() => {});
+  ui.showBanner('embedder-problem', offline
+    ? 'The embedding model is not saved on this device and the browser is offline. Searching by words ' +
+      'still works; connect to the internet, then download the model.'
+    : `The embedding model could not be loaded (${why}). Its saved copy may be damaged. Searching by ` +
+      'words still works; download the model again to search by meaning and add documents.',
+  [{ label: 'Re-download model', onClick: redownloadModel }]);
+}
+
+/** Drops the saved model files, fetches them again from this site, and restarts the embedder. */
+async function redownloadModel() {
+  ui.showBanner('embedder-problem', 'Downloading the model again…');
+  try {
+    await refetchModelFiles(manifest, (done, total) => {
+      ui.showBanner('embedder-problem', `Downloading the model again… ${done} of ${total} files`);
+    });
+  } catch (err) {
+    embedderFailedToLoad(new Error(`the download failed: ${err.message ?? err}`));
+    return;
+  }
+  embedding.deaths = 0;
+  await restartEmbedder();
+}
+
+async function boot() {
+  // Workers first: each starts loading its runtime as soon as its script runs, while the page
+  // fetches the manifest.
+  const first = spawnEmbedder();
+  const retrievalWorker = new Worker('retrieval-worker.js', { type: 'module', name: 'readingroom-retrieval' });
+  retrievalWorker.addEventListener('error', workerFailed('retrieval worker'));
+  retrieval = rpcClient(retrievalWorker, onProgress);
+  state.retrievalWorker = retrievalWorker;
+
+  manifest = await (await fetch('build-manifest.json')).json();
+  state.version = manifest.version;
+  setupOffline(manifest.version, (change) => {
+    if ('offlineReady' in change) state.offlineReady = change.offlineReady;
+    ui.showOffline(change);
+    showState();
+  });
+  const storage = new URLSearchParams(location.search).get('storage') === 'memory' ? 'memory' : 'opfs';
+  const { dim, max_tokens, id } = manifest.model;
+  state.dim = dim;
+  // The retrieval worker asks the embedder for vectors directly, over its own channel.
+  const [, status] = await Promise.all([
+    first.started.then((info) => {
+      mark('model');
+      if (first.generation === embedding.generation) embedderReady(info, first.generation);
+    }, (err) => {
+      // Searching by words works without the model: the banner offers to download it again.
+      if (first.generation === embedding.generation) embedderFailedToLoad(err);
+    }),
+    retrieval(
+      'start',
+      { embedPort: first.port, wheel: manifest.wheel, model: { id, dim, max_tokens }, storage },
+      [first.port],
+    ).then((s) => {
+      mark('python');
+      ui.setStep('python', 'done', '');
+      return s;
+    }, explain('python', 'Python could not start')),
+  ]);
+  state.storage = status.storage;
+  state.storageNote = status.storageNote ?? '';
+  state.timings.retrievalWorker = pageTimes(status.workerTimings);
+  state.state = 'ready';
+  mark('ready');
+  ui.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);
+  ui.setPhase('ready');
+  showState();
+  ui.showNotice('');
+  ui.showBanner('tab-lock', '');
+  ui.showStorage(state.storage, state.storageNote);
+  ui.showCounts(status);
+  ui.showMismatch(status.mismatch);
+  showUnfinished(status.unfinished);
+  refreshDocuments();
+  openBundle(manifest.bundle, status); // not awaited: the app is usable while it opens
+  if (state.storage === 'opfs') {
+    // Ask the browser not to evict the library under storage pressure (it may say no).
+    state.persisted = (await navigator.storage.persisted?.().catch(() => false))
+      || ((await navigator.storage.persist?.().catch(() => false)) ?? false);
+  }
+  ui.showPersistence(state.storage, state.persisted);
+  return publicStatus(status);
+}
+
+/** Documents whose adding started but never finished (the tab closed mid-ingest). */
+function showUnfinished(names) {
+  if (!names?.length) {
+    ui.showBanner('unfinished', '');
+    return;
+  }
+  ui.showBanner('unfinished', `These files did not finish indexing: ${names.join(', ')} — add them again.`, [{
+    label: 'Dismiss',
+    onClick: async () => {
+      try {
+        const out = await retrieval('clearUnfinished');
+        if (out?.error) throw out.error;
+        ui.showBanner('unfinished', '');
+      } catch (err) {
+        ui.showNotice(`The list could not be cleared: ${err.message ?? err}`);
+      }
+    },
+  }]);
+}
+
+/**
+ * Open the index bundled with the site (build.py --index, or the demo corpus) as the library's
+ * bundled set, once per bundle version: the library records the version it holds (Python's
+ * bundle.py), so a person who deletes bundled documents keeps them deleted, and a site with a
+ * new bundle replaces the old bundled documents while the person's own stay.
+ */
+async function openBundle(bundle, status) {
+  if (!bundle || status.bundle_version === bundle.sha256) return;
+  ui.showActivity(`Opening the bundled library (${(bundle.size / 1e6).toFixed(1)} MB)…`);
+  try {
+    const out = await mergeAsBundle({ url: new URL(bundle.path, location.href).href }, bundle.sha256)
+      .finally(() => ui.showImportProgress(null));
+    if (out.error) throw out.error;
+    ui.showCounts(out);
+    ui.showMismatch(out.mismatch);
+    refreshDocuments();
+    ui.showActivity(`Opened the bundled library: ${out.documents} documents, ready to ask.`);
+  } catch (err) {
+    ui.showActivity('');
+    ui.showNotice(`The bundled library could not be opened: ${err.message ?? err}`);
+  }
+}
+
+/** A worker's {phase: epoch ms} as ms since this page's navigation started. */
+function pageTimes(epochTimes = {}) {
+  return Object.fromEntries(Object.entries(epochTimes).map(([k, t]) => [k, Math.round(t - performance.timeOrigin)]));
+}
+
+function publicStatus(pythonStatus = {}) {
+  return {
+    ...pythonStatus,
+    state: state.state,
+    offlineReady: state.offlineReady,
+    version: state.version,
+    embedder: state.embedder,
+    crossOriginIsolated: self.crossOriginIsolated === true,
+    embedThreads: state.embedder?.threads ?? null,
+    ...(state.embedderError ? { embedderError: state.embedderError } : {}),
+    embedderRestarts: embedding.restarts,
+    storageNote: state.storageNote,
+    timings: state.timings,
+    persisted: state.persisted ?? false,
+    ...(state.error ? { error: state.error } : {}),
+  };
+}
+
+const ready = new Promise((resolve, reject) => {
+  rejectReady = reject;
+  boot().then(resolve, fail);
+});
+ready.catch(() => {}); // shown on the page; automation sees the rejection through `ready`
+
+async function addDocuments(input) {
+  const items = Array.from(typeof Blob !== 'undefined' && input instanceof Blob ? [input] : input ?? []);
+  ingest.begin(items.length);
+  let attempted = items.length;
+  try {
+    await ready;
+    const { docs, rejected } = await readDocuments(items, (p) => ingest.onReading(p));
+    // Show refused files at once, not after the others are indexed.
+    ui.showFileMessages(rejected.map((r) => ({ text: r.message })));
+    for (const _ of rejected) ingest.event({ event: 'document' });
+    const report = docs.length ? await retrieval('addDocuments', { docs }) : {};
+    if (report.documents) attempted = rejected.length + report.documents.length;
+    if (report.status) ui.showCounts(report.status);
+    return rejected.length ? { ...report, rejected_files: rejected } : report;
+  } finally {
+    ingest.end(items.length, attempted);
+    refreshDocuments();
+  }
+}
+
+/** Asks the worker to stop adding documents after the batch it is embedding. */
+async function cancelIngest() {
+  await ready;
+  return retrieval('cancelIngest');
+}
+
+/** Re-embeds the library with this app's model, for a provenance mismatch. */
+async function reindex() {
+  await ready;
+  const out = await retrieval('reindex');
+  if (out.status) {
+    ui.showCounts(out.status);
+    ui.showMismatch(out.status.mismatch);
+  }
+  refreshDocuments();
+  return out;
+}
+
+async function query(text, options = {}) {
+  await ready;
+  return retrieval('query', { text: String(text ?? ''), options });
+}
+
+/** A question after earlier turns (`history`: questions or {question, answer, standalone_query}). */
+async function ask(question, { history = [], ...options } = {}) {
+  await ready;
+  return retrieval('ask', { question: String(question ?? ''), history, options });
+}
+
+/** Which sentences of a generated answer its cited passages ([{n, text}]) support. */
+async function checkAnswer(text, passages = []) {
+  await ready;
+  return retrieval('checkAnswer', { text: String(text ?? ''), passages });
+}
+
+async function deleteDocument(docId) {
+  await ready;
+  const out = await retrieval('deleteDocument', { docId });
+  if (out.status) ui.showCounts(out.status);
+  if (out.deleted) refreshDocuments({ deleted: docId });
+  return out;
+}
+
+async function documents() {
+  await ready;
+  return retrieval('documents');
+}
+
+async function embed(texts) {
+  await ready;
+  const flat = await embedding.call('embed', { texts: Array.from(texts) });
+  const dim = state.dim;
+  return Array.from({ length: flat.length / dim }, (_, i) => Array.from(flat.subarray(i * dim, (i + 1) * dim)));
+}
+
+/** The worker's importIndex fields for a URL, Blob or bytes (see the comment at the top). */
+function importFields(source) {
+  if (typeof source === 'string' || source instanceof URL) {
+    const url = new URL(source, location.href);
+    if (url.origin !== location.origin) {
+      throw new RemoteError({ type: 'bad_request', message: `importIndex only reads from this app's own origin, not ${url.origin}` });
+    }
+    return { url: url.href };
+  }
+  if (source instanceof Blob) return { blob: source };
+  if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source) };
+  if (ArrayBuffer.isView(source)) return { bytes: new Uint8Array(source.buffer, source.byteOffset, source.byteLength) };
+  throw new RemoteError({ type: 'bad_request', message: 'importIndex takes a same-origin URL, a File/Blob, or an ArrayBuffer/Uint8Array' });
+}
+
+/** The worker's mergeBundle reply as importIndex's: the new status, or {error}. */
+async function mergeAsBundle(fields, version) {
+  const reply = await retrieval('mergeBundle', { ...fields, version: String(version) });
+  return reply.error ? reply : reply.status;
+}
+
+async function importIndex(source, { asBundle } = {}) {
+  await ready;
+  const fields = importFields(source);
+  ui.showActivity('Importing index…');
+  ui.showImportProgress({ phase: 'reading', bytes: 0, total: null }, 'Importing index…');
+  try {
+    const out = await (asBundle === undefined ? retrieval('importIndex', fields) : mergeAsBundle(fields, asBundle))
+      .finally(() => ui.showImportProgress(null));
+    if (out.error) {
+      ui.showActivity('');
+      ui.showNotice(out.error.message);
+      return publicStatus(out);
+    }
+    ui.showCounts(out);
+    ui.showMismatch(out.mismatch);
+    refreshDocuments();
+    ui.showActivity(`Imported an index of ${out.documents} document${out.documents === 1 ? '' : 's'}.`);
+    return publicStatus(out);
+  } catch (err) {
+    ui.showActivity('');
+    ui.showNotice(`The index could not be imported: ${err.message}`);
+    throw err;
+  }
+}
+
+async function status() {
+  if (state.state !== 'ready') return publicStatus({ storage: state.storage });
+  return publicStatus(await retrieval('status'));
+}
+
+// Diagnostics and fault injection, for tests and for people chasing a problem.
+const debug = Object.freeze({
+  /** Ends the embedding worker the way a crash would (no event): the app must notice by itself. */
+  killEmbedder: () => {
+    embedding.worker?.terminate();
+    return true;
+  },
+  /** The retrieval worker's memory: {heapBytes (Pyodide's wasm heap), pythonObjects (live, after gc), sqliteHeapBytes}. */
+  memory: async () => {
+    await ready;
+    return retrieval('memory');
+  },
+  /** The library's database file, as bytes (a Uint8Array). */
+  exportDatabase: async () => {
+    await ready;
+    return retrieval('exportDatabase');
+  },
+});
+
+/** The chunks just before and after a span in its document, for the reader. */
+export async function contextOf(span) {
+  const ids = span.chunk_ids ?? [];
+  if (!ids.length) return [];
+  const [before, after] = await Promise.all([neighbours(ids[0], 1, 0), neighbours(ids[ids.length - 1], 0, 1)]);
+  return [...(before.chunks ?? []), ...(after.chunks ?? [])];
+}
+
+/** A passage's chunk with its neighbours in the document: {chunk_id, chunks: [...]} in order. */
+async function neighbours(chunkId, before = 1, after = 1) {
+  await ready;
+  return retrieval('neighbours', { chunkId, before, after });
+}
+
+/** The whole library as one SQLite file named with today's date (a File), consistent: taken between two writes. */
+async function exportLibrary() {
+  await ready;
+  const bytes = await retrieval('exportDatabase');
+  if (bytes?.error) throw new RemoteError(bytes.error);
+  const day = new Date().toISOString().slice(0, 10);
+  return new File([bytes], `reading-room-library-${day}.sqlite`, { type: 'application/vnd.sqlite3' });
+}
+
+/** Saves exportLibrary()'s file through the browser's download; returns {name, size}. */
+async function downloadLibrary() {
+  const file = await exportLibrary();
+  const url = URL.createObjectURL(file);
+  const link = Object.assign(document.createElement('a'), { href: url, download: file.name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return { name: file.name, size: file.size };
+}
+
+export const readingroom = Object.freeze({
+  ready, addDocuments, query, ask, checkAnswer, status, deleteDocument, documents, embed, importIndex,
+  cancelIngest, reindex, neighbours, exportLibrary, downloadLibrary, debug,
+});
+

@@ -1,0 +1,369 @@
+// The conversation: one box, two modes. Ask sends the question with the conversation's earlier
+// turns to api.ask (Python picks the quick answer, the standalone query and the messages a model
+// is sent); a model then writes an answer when it can start soon enough, or on "Write an answer".
+// Search shows passages only (search.js). Turns are kept in this browser (api/conversations.js).
+//
+// Each turn (li.chat-turn#chat-N) carries data-state: retrieving | answered (quick answer shown,
+// no model asked) | generating | done | stopped | interrupted | error, and its timings in
+// data-ttfs-ms (question -> sources shown), data-ttft-ms (first answer token), data-total-ms.
+
+import { allowedOrigin } from '../chat/csp.js';
+import * as chatTransports from '../chat/transports.js';
+import { ChatError, contextOnlyTransport, isAbort, openAITransport } from '../chat/transports.js';
+import { loadApiKey } from '../chat/settings.js';
+import { onEngineStatus, wllamaTransport } from '../chat/wllama-transport.js';
+import { isStored } from '../chat/model-store.js';
+import {
+  deleteConversation, historyOf, keptAnswer, listConversations, newConversation, saveConversation,
+} from '../api/conversations.js';
+import { renderTurn, sourcesOf } from './answer.js';
+import { $, h, seconds } from './dom.js';
+import { conversationMarkdown } from './export.js';
+import { openReader } from './reader.js';
+import { currentFilters } from './sources.js';
+import { currentSettings, mountSettings, serverNeedsReload, showReloadNote } from './settings.js';
+
+const MB = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
+
+let api = null;
+let contextOf = null;
+let chatManifest = null;
+let conversation = newConversation();
+let busy = null; // AbortController of the running generation
+let turnCount = 0; // ids chat-1, chat-2… in this page
+
+// --- which model writes, and when -------------------------------------------------------------
+
+function makeTransport(s) {
+  if (s.transport === 'openai') {
+    return openAITransport({
+      baseUrl: s.baseUrl, model: s.model, apiKey: loadApiKey(),
+      temperature: s.temperature, maxTokens: s.maxTokens, allowedOrigin,
+    });
+  }
+  if (s.transport === 'none') return contextOnlyTransport();
+  return wllamaTransport({ chat: chatManifest, temperature: s.temperature, maxTokens: s.maxTokens });
+}
+
+/**
+ * Whether to start writing at once, and the expected wait to show otherwise. chat/ owns the
+ * estimate (shouldAutoStart, expectedWait, budgetFor) where it has it; without it a server or the
+ * no-model transport start at once and the in-page model waits for the button.
+ */
+function plan(s) {
+  const t = chatTransports;
+  const auto = typeof t.shouldAutoStart === 'function' ? t.shouldAutoStart(s) : s.transport !== 'wllama';
+  const wait = typeof t.expectedWait === 'function' ? t.expectedWait(s)
+    : s.transport === 'wllama' ? 'The in-browser model takes a minute or more on a slow machine.' : '';
+  const budget = typeof t.budgetFor === 'function' ? t.budgetFor(s) : s.budget;
+  return { auto: Boolean(auto), wait: wait || '', budget };
+}
+
+// --- turns ------------------------------------------------------------------------------------
+
+function openSource(turn, n, sentence) {
+  const answer = turn.answer;
+  const src = sourcesOf(answer)[n - 1];
+  if (!src) return;
+  const key = (ids) => (ids ?? []).join(',');
+  const index = (answer.results ?? []).findIndex((r) => key(r.chunk_ids) === key(src.chunk_ids));
+  if (index < 0) return;
+  openReader({ evidence: [], ...answer }, index, contextOf, { sentence, label: `source [${n}]` });
+}
+
+function show(turn) {
+  return renderTurn(turn.li, turn.record, {
+    open: (n, sentence) => openSource(turn.record, n, sentence),
+    write: () => generate(turn),
+  });
+}
+
+function save() {
+  if (!conversation.turns.length) return Promise.resolve();
+  conversation.title ||= conversation.turns[0].question.slice(0, 80);
+  return saveConversation(conversation).then(showConversationList, (err) => {
+    console.warn('Reading Room: the conversation could not be saved', err);
+  });
+}
+
+function addTurnElement(record) {
+  const li = h('li', { class: 'chat-turn', id: `chat-${++turnCount}` });
+  $('chat-log').append(li);
+  const turn = { li, record };
+  show(turn);
+  return turn;
+}
+
+async function ask(question) {
+  const s = currentSettings();
+  const p = plan(s);
+  const record = { question, mode: 'ask', state: 'retrieving', timings: {}, plan: { wait: p.wait } };
+  const history = historyOf(conversation);
+  conversation.turns.push(record);
+  showIntro();
+  const turn = addTurnElement(record);
+  turn.li.scrollIntoView({ block: 'nearest' });
+  turn.t0 = performance.now();
+  if (!s.grounded) { // plain chat: no documents, straight to the model
+    record.state = 'generating';
+    return generate(turn, { plain: true });
+  }
+  try {
+    const options = { history, k: s.k, budget: p.budget };
+    const filters = currentFilters();
+    if (Object.keys(filters).length) options.filters = filters;
+    const answer = await api.ask(question, options);
+    if (answer?.error) throw answer.error;
+    record.answer = keptAnswer(answer);
+    record.timings.sources = Math.round(performance.now() - turn.t0);
+    record.state = 'answered';
+    show(turn);
+    const covered = answer.covered !== false && !answer.reason;
+    if (covered && sourcesOf(answer).length && p.auto) await generate(turn);
+    else save();
+  } catch (err) {
+    record.state = 'error';
+    record.error = `Search failed: ${err?.message ?? err?.type ?? err}`;
+    show(turn);
+    save();
+  }
+}
+
+function finish(turn, state) {
+  const { record } = turn;
+  record.state = state;
+  record.timings.total = Math.round(performance.now() - turn.t0);
+}
+
+/** The model writes an answer from Python's messages; then Python checks its citations. */
+async function generate(turn, { plain = false } = {}) {
+  if (busy) return;
+  const s = currentSettings();
+  const { record } = turn;
+  turn.t0 ??= performance.now();
+  const since = () => Math.round(performance.now() - turn.t0);
+  const controller = new AbortController();
+  busy = controller;
+  setBusy(true);
+  record.state = 'generating';
+  record.generated = '';
+  record.note = '';
+  record.error = '';
+  const transport = makeTransport(s);
+  record.model = transport.label;
+  const answer = record.answer;
+  const messages = plain ? [{ role: 'user', content: record.question }] : answer.messages;
+  const context = plain ? null : answer.context ?? '';
+  const request = transport.request(messages);
+  record.prompt = request
+    ? `${transport.label}${s.transport === 'openai' ? ` → ${s.baseUrl}` : ''}\n${JSON.stringify(request, null, 2)}`
+    : `${transport.label}: nothing is sent to a model; the answer is the packed context.\n\n${context ?? ''}`;
+  let { generated } = show(turn);
+  try {
+    if (serverNeedsReload()) {
+      throw new ChatError('unreachable', 'This page may only connect to the new server after a reload. Reload the page to use it.', { needsReload: true });
+    }
+    for await (const piece of transport.stream({ messages, context, signal: controller.signal })) {
+      if (record.timings.first === undefined) {
+        record.timings.first = since();
+        ({ generated } = show(turn));
+      }
+      record.generated += piece;
+      generated.textContent = record.generated;
+    }
+    if (!record.generated.trim()) record.note = 'The model returned an empty answer.';
+    finish(turn, 'done');
+  } catch (err) {
+    const e = err instanceof ChatError ? err : new ChatError(isAbort(err) ? 'aborted' : 'model', err?.message ?? String(err));
+    if (e.kind === 'aborted') {
+      record.note = record.generated ? 'Stopped: the answer above is incomplete.' : 'Stopped.';
+      finish(turn, 'stopped');
+    } else if (record.generated && (e.kind === 'interrupted' || e.kind === 'server')) {
+      record.note = `Interrupted: the answer above is incomplete. ${e.message}`;
+      finish(turn, 'interrupted');
+    } else {
+      record.error = e.message;
+      if (e.needsReload) showReloadNote();
+      finish(turn, record.generated ? 'interrupted' : 'error');
+    }
+  } finally {
+    busy = null;
+    setBusy(false);
+  }
+  const state = record.state;
+  if (!plain && record.generated?.trim() && s.transport !== 'none' && typeof api.checkAnswer === 'function') {
+    const passages = sourcesOf(answer).map((src, i) => ({ n: i + 1, text: src.text }));
+    record.check = await api.checkAnswer(record.generated, passages).catch(() => null);
+    if (record.check?.error) record.check = null;
+  }
+  record.state = state;
+  show(turn);
+  save();
+}
+
+function setBusy(on) {
+  const form = $('query-form');
+  form.querySelector('.chat-stop').hidden = !on;
+  $('query-button').disabled = on || document.body.dataset.phase !== 'ready';
+}
+
+// --- conversations ------------------------------------------------------------------------------
+
+async function showConversationList() {
+  const select = $('conversation-list');
+  let all = [];
+  try {
+    all = await listConversations();
+  } catch {
+    // storage blocked: this page's conversation only
+  }
+  const options = all.map((c) => h('option', { value: c.id, text: c.title || 'Conversation' }));
+  if (!all.some((c) => c.id === conversation.id)) options.unshift(h('option', { value: conversation.id, text: 'New conversation' }));
+  select.replaceChildren(...options);
+  select.value = conversation.id;
+}
+
+function load(record) {
+  busy?.abort();
+  conversation = record;
+  $('chat-log').replaceChildren();
+  for (const turn of conversation.turns) {
+    if (['retrieving', 'generating'].includes(turn.state)) turn.state = turn.answer ? 'answered' : 'error';
+    addTurnElement(turn);
+  }
+  showIntro();
+  showConversationList();
+}
+
+function exportMarkdown() {
+  const text = conversationMarkdown(conversation);
+  const day = new Date().toISOString().slice(0, 10);
+  const slug = (conversation.title || 'conversation').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '').slice(0, 40);
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/markdown' }));
+  const link = h('a', { href: url, download: `reading-room-${slug || 'conversation'}-${day}.md` });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+// --- the intro, starters and the library's state ----------------------------------------------
+
+const STARTERS = {
+  'python-reference': [
+    'How do I catch an exception?',
+    'What happens to an exception when a finally clause runs a return statement?',
+    'How do default argument values work?',
+  ],
+};
+let libraryDocs = [];
+
+/** The intro shows while the conversation is empty: two lines, Add files, starter questions. */
+export function showIntro(docs = libraryDocs) {
+  libraryDocs = docs;
+  const searching = $('mode-search').checked;
+  $('intro').hidden = searching || conversation.turns.length > 0;
+  $('chat-log').hidden = searching;
+  $('search-view').hidden = !searching;
+  $('intro-empty').hidden = docs.length > 0;
+  const folders = new Set(docs.map((d) => d.name.split('/')[0]));
+  const starters = Object.entries(STARTERS).filter(([folder]) => folders.has(folder)).flatMap(([, qs]) => qs);
+  $('starters').hidden = !starters.length;
+  $('starters').querySelector('ul').replaceChildren(...starters.map((q) => h('li', {},
+    h('button', { type: 'button', text: q, onclick: () => submitQuestion(q) }))));
+}
+
+function submitQuestion(text) {
+  $('mode-ask').checked = true;
+  showIntro();
+  $('query').value = text;
+  $('query-form').requestSubmit();
+}
+
+// --- mounting ------------------------------------------------------------------------------------
+
+/** onSearch(text) runs Search mode. */
+export function mountConversation(readingroom, contextFn, onSearch) {
+  api = readingroom;
+  contextOf = contextFn;
+  const form = $('query-form');
+  const box = $('query');
+  const status = document.querySelector('#chat-root .chat-status');
+  const progress = document.querySelector('#chat-root .chat-progress');
+  mountSettings(document.querySelector('#chat-root .composer-status'));
+
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = box.value.trim();
+    if ($('mode-search').checked) {
+      onSearch(box.value);
+      return;
+    }
+    if (!text || busy) return;
+    box.value = '';
+    ask(text);
+  });
+  form.querySelector('.chat-stop').addEventListener('click', () => busy?.abort());
+  for (const radio of form.querySelectorAll('input[name=mode]')) {
+    radio.addEventListener('change', () => {
+      $('query-button').textContent = $('mode-search').checked ? 'Search' : 'Ask';
+      showIntro();
+    });
+  }
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && busy) {
+      busy.abort();
+      return;
+    }
+    const typing = e.target instanceof HTMLElement && e.target.closest('input, textarea, select, [contenteditable]');
+    if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      box.focus();
+    }
+  });
+
+  $('new-conversation').addEventListener('click', () => {
+    load(newConversation());
+    box.focus();
+  });
+  $('delete-conversation').addEventListener('click', async () => {
+    await deleteConversation(conversation.id).catch(() => {});
+    const [next] = await listConversations().catch(() => []);
+    load(next ?? newConversation());
+  });
+  $('export-conversation').addEventListener('click', exportMarkdown);
+  $('conversation-list').addEventListener('change', async (e) => {
+    const all = await listConversations().catch(() => []);
+    const found = all.find((c) => c.id === e.target.value);
+    if (found) load(found);
+  });
+  listConversations().then((all) => load(all[0] ?? newConversation()), () => load(newConversation()));
+
+  onEngineStatus((s) => {
+    progress.hidden = s.phase !== 'download';
+    if (s.phase === 'download') {
+      progress.max = s.total || 1;
+      progress.value = s.loaded || 0;
+      status.textContent = `Downloading the in-browser model… ${MB(s.loaded || 0)} of ${MB(s.total || 0)}`;
+    } else if (s.phase === 'load') {
+      status.textContent = 'Loading the in-browser model…';
+    } else if (s.phase === 'ready') {
+      status.textContent = `In-browser model ready in ${seconds(s.ms)} (${s.threads} thread${s.threads === 1 ? '' : 's'})` +
+        `${s.stored ? '; saved in this browser for offline use.' : '.'}`;
+    } else if (s.phase === 'error') {
+      status.textContent = s.message;
+    }
+  });
+  fetch('build-manifest.json')
+    .then((r) => r.json())
+    .then(async (m) => {
+      chatManifest = m.chat ?? null;
+      if (chatManifest && currentSettings().transport === 'wllama' && await isStored(chatManifest.model)) {
+        status.textContent = 'The in-browser model is saved in this browser; it loads with the first question.';
+      }
+    })
+    .catch(() => {});
+}
+
+/** Stops a running generation (Esc, or the Stop button). */
+export const stopGeneration = () => busy?.abort();

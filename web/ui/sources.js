@@ -1,0 +1,360 @@
+// The Sources pane: the stored documents as compact rows (grouped by folder, so the bundled set
+// folds away), a filter box, a checkbox per document that sets the scope questions are asked in,
+// the ingestion progress, counts, storage and import progress. Names and types come from
+// Python's documents(); all of it is set as text.
+
+import { $, el, formatBytes, h, plural } from './dom.js';
+
+function formatDate(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? String(iso ?? '') : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+// --- the scope ----------------------------------------------------------------------------------
+
+let docs = []; // Python's documents(), as last shown
+let scope = null; // null: every document; otherwise the Set of doc ids asked
+const scopeListeners = new Set();
+
+const inScope = (id) => scope === null || scope.has(id);
+
+/** Called with no arguments whenever the scope changes. */
+export function onScopeChange(fn) {
+  scopeListeners.add(fn);
+}
+
+function setScope(next) {
+  scope = next !== null && next.size === docs.length && docs.every((d) => next.has(d.id)) ? null : next;
+  for (const box of document.querySelectorAll('#document-list input.pick')) {
+    box.checked = inScope(Number(box.closest('.doc-row').dataset.docId));
+  }
+  showScope();
+  for (const fn of scopeListeners) fn();
+}
+
+/** options.filters for the ticked documents: {} when every document is asked. */
+export function currentFilters() {
+  return scope === null ? {} : { doc_ids: [...scope] };
+}
+
+/** "Asking all 79 documents" / "Asking 3 of 79 documents" / "No document ticked". */
+export function scopeText() {
+  if (!docs.length) return 'No documents yet';
+  if (scope === null) return docs.length === 1 ? 'Asking your 1 document' : `Asking all ${docs.length} documents`;
+  if (!scope.size) return 'No document ticked: tick the ones to ask';
+  return `Asking ${scope.size} of ${plural(docs.length, 'document')}`;
+}
+
+function showScope() {
+  for (const node of document.querySelectorAll('[data-scope-text]')) node.textContent = scopeText();
+}
+
+/** Documents whose name contains `text` (case-insensitive), for the box's # suggestions. */
+export function matchDocuments(text, limit = 8) {
+  const needle = text.toLowerCase();
+  return docs.filter((d) => d.name.toLowerCase().includes(needle)).slice(0, limit);
+}
+
+/** Asks only these documents (the box's #name), or every document for null. */
+export function scopeTo(ids) {
+  setScope(ids === null ? null : new Set(ids));
+}
+
+export const documentName = (id) => docs.find((d) => d.id === id)?.name ?? null;
+
+// --- the list -----------------------------------------------------------------------------------
+
+const folderOf = (name) => (name.includes('/') ? name.slice(0, name.lastIndexOf('/')) : '');
+
+function row(doc, folder, onDelete) {
+  const short = folder ? doc.name.slice(folder.length + 1) : doc.name;
+  const pick = h('input', {
+    type: 'checkbox', class: 'pick', checked: inScope(doc.id), 'aria-label': `Ask ${doc.name}`,
+  });
+  pick.addEventListener('change', () => {
+    const next = new Set(scope ?? docs.map((d) => d.id));
+    if (pick.checked) next.add(doc.id);
+    else next.delete(doc.id);
+    setScope(next);
+  });
+  const remove = h('button', { type: 'button', class: 'delete', text: 'Delete', 'aria-label': `Delete ${doc.name}` });
+  let armed = null;
+  remove.addEventListener('click', () => {
+    if (!armed) {
+      remove.textContent = 'Delete?';
+      remove.classList.add('armed');
+      armed = setTimeout(() => {
+        armed = null;
+        remove.textContent = 'Delete';
+        remove.classList.remove('armed');
+      }, 4000);
+      return;
+    }
+    clearTimeout(armed);
+    remove.disabled = true;
+    remove.textContent = 'Deleting…';
+    onDelete(doc);
+  });
+  return h('li', { class: 'doc-row', dataset: { docId: String(doc.id), name: doc.name } },
+    pick,
+    h('div', { class: 'doc-main' },
+      h('span', { class: 'name', text: short, title: doc.name }),
+      h('span', { class: 'doc-meta' },
+        h('span', { class: 'type', text: doc.doc_type }), ' · ',
+        h('span', { class: 'chunks', text: String(doc.chunks) }), doc.chunks === 1 ? ' passage · ' : ' passages · ',
+        h('span', { class: 'size', text: formatBytes(doc.size) }), ' · ',
+        h('span', { class: 'status', text: 'indexed' }), ' ',
+        h('time', { class: 'added', text: formatDate(doc.added_at), datetime: doc.added_at }))),
+    remove);
+}
+
+/** Rows grouped by folder: documents without one first, then a collapsible group per folder. */
+export function showDocuments(list, onDelete) {
+  docs = list;
+  const ids = new Set(docs.map((d) => d.id));
+  if (scope !== null) scope = new Set([...scope].filter((id) => ids.has(id)));
+  const box = $('document-list');
+  const open = new Set([...box.querySelectorAll('details.doc-group[open]')].map((d) => d.dataset.folder));
+  const known = new Set([...box.querySelectorAll('details.doc-group')].map((d) => d.dataset.folder));
+  const folders = new Map();
+  for (const doc of docs) {
+    const folder = folderOf(doc.name);
+    if (!folders.has(folder)) folders.set(folder, []);
+    folders.get(folder).push(doc);
+  }
+  const parts = [];
+  for (const [folder, members] of [...folders].sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b)))) {
+    const rows = h('ul', { class: 'doc-rows' }, members.map((d) => row(d, folder, onDelete)));
+    if (!folder) {
+      parts.push(rows);
+      continue;
+    }
+    const group = h('details', { class: 'doc-group', dataset: { folder } },
+      h('summary', {}, h('span', { class: 'group-name', text: `${folder}/` }), ' ',
+        h('span', { class: 'group-count', text: plural(members.length, 'document') })),
+      rows);
+    group.open = known.has(folder) ? open.has(folder) : folders.size === 1 || members.length <= 12;
+    parts.push(group);
+  }
+  box.replaceChildren(...parts);
+  $('no-documents').hidden = docs.length > 0;
+  $('scope-tools').hidden = docs.length === 0;
+  applyFilter();
+  showScope();
+}
+
+/** Hides the rows the filter box does not match (name or type). */
+function applyFilter() {
+  const needle = ($('doc-filter')?.value ?? '').trim().toLowerCase();
+  for (const r of document.querySelectorAll('#document-list .doc-row')) {
+    const doc = docs.find((d) => String(d.id) === r.dataset.docId);
+    r.hidden = Boolean(needle) && !`${doc?.name ?? ''} ${doc?.doc_type ?? ''}`.toLowerCase().includes(needle);
+  }
+  for (const g of document.querySelectorAll('#document-list details.doc-group')) {
+    const shown = g.querySelectorAll('.doc-row:not([hidden])').length;
+    g.hidden = shown === 0;
+    if (needle && shown) g.open = true;
+  }
+}
+
+const shownIds = () => [...document.querySelectorAll('#document-list .doc-row:not([hidden])')]
+  .filter((r) => !r.closest('details.doc-group[hidden]')).map((r) => Number(r.dataset.docId));
+
+/** The filter box, Select all and Clear (each acts on the rows the filter shows). */
+export function wireSources() {
+  $('doc-filter').addEventListener('input', applyFilter);
+  $('select-all').addEventListener('click', () => {
+    const next = new Set(scope ?? docs.map((d) => d.id));
+    for (const id of shownIds()) next.add(id);
+    setScope(next);
+  });
+  $('select-none').addEventListener('click', () => {
+    const next = new Set(scope ?? docs.map((d) => d.id));
+    for (const id of shownIds()) next.delete(id);
+    setScope(next);
+  });
+}
+
+// --- ingestion progress -----------------------------------------------------------------------
+
+/**
+ * Progress over every addDocuments call in flight: files done/total, the current file's
+ * passages done/total, passages embedded per second and an estimate of the time left. Fed with
+ * the worker's {event: 'chunks' | 'document'} events and the page's own PDF-reading events.
+ */
+export class IngestProgress {
+  constructor(onCancel) {
+    this.panel = $('ingest');
+    this.panel.querySelector('#ingest-cancel').addEventListener('click', () => {
+      this.cancelling = true;
+      this.render();
+      onCancel();
+    });
+    this.reset();
+  }
+
+  reset() {
+    this.batches = 0;
+    this.files = 0; // total over the batches in flight
+    this.filesDone = 0;
+    this.current = null; // {name, done, total}
+    this.embedded = 0; // passages embedded since the first batch started
+    this.docKey = null;
+    this.docBase = 0; // `embedded` when the current document started
+    this.chunkedFiles = 0; // files whose passages were all embedded, for the estimate
+    this.chunkedPassages = 0;
+    this.firstChunkAt = null;
+    this.readingNow = null; // {name, done, total} while pdf.js reads a PDF
+    this.cancelling = false;
+  }
+
+  begin(files) {
+    if (this.batches === 0) this.reset();
+    this.batches += 1;
+    this.files += files;
+    this.panel.hidden = false;
+    this.render();
+  }
+
+  /** Page-side events: {phase: 'pdf', name, done, total}. */
+  onReading(event) {
+    this.readingNow = event.done < event.total ? event : null;
+    this.render();
+  }
+
+  event(e) {
+    if (e.event === 'chunks') {
+      const key = `${e.name}\u0000${e.document}`;
+      if (key !== this.docKey) {
+        this.docKey = key;
+        this.docBase = this.embedded;
+      }
+      this.firstChunkAt ??= performance.now() - 1; // the first batch's time is not measured
+      this.embedded = this.docBase + e.done;
+      this.current = { name: e.name, done: e.done, total: e.total };
+      if (e.done === e.total) {
+        this.chunkedFiles += 1;
+        this.chunkedPassages += e.total;
+      }
+    } else if (e.event === 'document') {
+      this.filesDone += 1;
+      if (this.current?.name === e.name) this.current = null;
+    }
+    this.render();
+  }
+
+  /** One addDocuments call ended; `attempted` files of `files` got an outcome from Python. */
+  end(files, attempted = files) {
+    this.batches = Math.max(0, this.batches - 1);
+    // A cancelled batch stops early: the files after the cancelled one were never started.
+    this.files -= files - attempted;
+    this.filesDone = Math.min(this.filesDone, this.files);
+    if (this.batches === 0) this.panel.hidden = true;
+    else this.render();
+  }
+
+  get rate() {
+    if (this.firstChunkAt === null || this.embedded === 0) return null;
+    const seconds = (performance.now() - this.firstChunkAt) / 1000;
+    return seconds > 0.5 ? this.embedded / seconds : null;
+  }
+
+  /** Seconds left: the current file's passages, plus later files at the average so far. */
+  get secondsLeft() {
+    const rate = this.rate;
+    if (!rate || !this.current) return null;
+    let left = this.current.total - this.current.done;
+    const later = this.files - this.filesDone - 1;
+    if (later > 0 && this.chunkedFiles) left += later * (this.chunkedPassages / this.chunkedFiles);
+    return left / rate;
+  }
+
+  render() {
+    const q = (s) => this.panel.querySelector(s);
+    const files = q('#ingest-files');
+    files.max = Math.max(1, this.files);
+    files.value = this.filesDone;
+    q('#ingest-files-text').textContent = `${this.filesDone} of ${plural(this.files, 'file')}`;
+    const chunks = q('#ingest-chunks');
+    const cur = this.current;
+    chunks.max = Math.max(1, cur?.total ?? 1);
+    chunks.value = cur?.done ?? 0;
+    const read = this.readingNow;
+    q('#ingest-chunks-text').textContent = cur
+      ? `${cur.done} of ${plural(cur.total, 'passage')} in ${cur.name}`
+      : read ? `Reading ${read.name}: page ${read.done} of ${read.total}` : 'Preparing…';
+    const rate = this.rate;
+    const left = this.secondsLeft;
+    const speed = rate ? `${rate.toFixed(1)} passages/s` : '';
+    const eta = left !== null ? `about ${formatSeconds(left)} left` : '';
+    q('#ingest-rate').textContent = [speed, eta].filter(Boolean).join(' · ');
+    const cancel = q('#ingest-cancel');
+    cancel.disabled = this.cancelling;
+    cancel.textContent = this.cancelling ? 'Cancelling…' : 'Cancel';
+  }
+}
+
+function formatSeconds(s) {
+  if (s < 1) return 'a second';
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
+
+// --- counts, messages, import progress ------------------------------------------------------
+
+let countsShown = 0; // the latest showCounts call: an older one's storage estimate is dropped
+
+/** Documents and passages in the library, plus how much of the site's storage is used. */
+export async function showCounts(status) {
+  const mine = ++countsShown;
+  const documents = status?.documents ?? 0;
+  const chunks = status?.chunks ?? 0;
+  const counts = $('counts');
+  const text = `${plural(documents, 'document')}, ${plural(chunks, 'passage')} indexed`;
+  counts.textContent = text;
+  if (status?.storage !== 'opfs') return;
+  const estimate = await navigator.storage?.estimate?.().catch(() => null);
+  if (estimate?.quota && mine === countsShown) {
+    counts.textContent = `${text} · ${formatBytes(estimate.usage)} of ${formatBytes(estimate.quota)} storage used`;
+  }
+}
+
+/** Whether the browser agreed to keep the library under storage pressure (persist()). */
+export function showPersistence(storage, persisted) {
+  const line = $('persistence');
+  line.dataset.state = storage !== 'opfs' ? 'memory' : persisted ? 'kept' : 'not-kept';
+  line.textContent = storage !== 'opfs'
+    ? 'Kept in memory only: download the library to keep a copy.'
+    : persisted
+      ? 'Kept: the browser agreed not to clear your library when space runs low.'
+      : 'Not guaranteed: the browser may clear your library when space runs low. Download a copy to be safe.';
+}
+
+export function showActivity(text) {
+  $('activity').textContent = text;
+}
+
+/** Per-file problems (not UTF-8, empty, wrong type, rejected by Python). */
+export function showFileMessages(messages) {
+  const list = $('file-messages');
+  list.replaceChildren(...messages.map((m) => el('li', `message ${m.kind ?? 'error'}`, m.text)));
+}
+
+/**
+ * The index import's progress bar: event {phase, bytes, total} from the worker (null hides it).
+ * With a known size the bar fills; without one (or while checking) it is indeterminate.
+ */
+export function showImportProgress(event, text = '') {
+  const box = $('import');
+  box.hidden = !event;
+  if (!event) return;
+  const bar = $('import-bar');
+  if (event.phase === 'reading' && event.total) {
+    bar.max = event.total;
+    bar.value = Math.min(event.bytes ?? 0, event.total);
+  } else {
+    bar.removeAttribute('value'); // indeterminate
+  }
+  $('import-text').textContent = text;
+}
