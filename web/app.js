@@ -4,6 +4,7 @@
 import './chat/csp.js'; // first: narrows connect-src before anything connects
 import { contextOf, onLibraryChange, readingroom } from './api/library.js';
 import { problemText, wireAdding } from './ui/adding.js';
+import { wireComposer } from './ui/composer.js';
 import { mountConversation, showIntro } from './ui/conversation.js';
 import { $ } from './ui/dom.js';
 import { wireLayout } from './ui/layout.js';
@@ -73,6 +74,7 @@ wireDebug();
 wireReindex();
 $('reader-close').addEventListener('click', closeReader);
 mountConversation(readingroom, contextOf, runSearch);
+wireComposer();
 onLibraryChange((change) => {
   refreshDocuments();
   if (change.deleted !== undefined) searchAgain(readingroom, contextOf, change);

@@ -30,6 +30,7 @@ def test_ingest_two_documents_and_find_by_meaning(page):
     assert top["doc_name"] == "genetics.md" and "BRCA1 mutation analysis" in top["text"]
     # The query shares no word with the passage: only the vector leg can have found it.
     assert r["evidence"][0]["lexical_rank"] is None and r["evidence"][0]["vector_rank"] == 1
+    page.check("#mode-search")
     page.fill("#query", "breast cancer gene")
     page.click("#query-form button[type=submit]")
     page.wait_for_selector("text=genetics.md")

@@ -104,6 +104,7 @@ def test_bad_queries_in_the_page(seeded):
                        "close-paren", "braces"):
             assert r["results"] and r["results"][0]["doc_name"] == "seed-tea.txt", case_id
     # Typed into the search box, FTS syntax and markup are searched for, never run.
+    seeded.check("#mode-search")
     seeded.fill("#query", '"NEAR( <img src=x onerror=window.__pwned=1> tea')
     seeded.press("#query", "Enter")
     wait_until(seeded, "() => document.querySelectorAll('#results .result').length > 0", 60)

@@ -257,6 +257,7 @@ def test_offline_before_the_model_was_saved_searches_by_words_and_says_why(page,
     assert "browser is offline" in banner.inner_text()
     r = page.evaluate("() => window.readingroom.query('sourdough proof')")
     assert r["reason"] == "offline" and r["results"][0]["doc_name"] == "bread.md"
+    page.check("#mode-search")
     page.fill("#query", "sourdough proof")
     page.click("#query-button")
     page.wait_for_function("() => /not available offline/.test(document.getElementById('results-summary').textContent)",

@@ -88,6 +88,7 @@ def test_a_passage_in_its_document_context(page):
     assert all(c["doc_name"] == "long.txt" for c in around["chunks"])
     # The reader shows a found passage with the document's text around it, even text this
     # search did not retrieve.
+    page.check("#mode-search")
     page.fill("#query", "Section 2")
     page.press("#query", "Enter")
     page.locator("#results .result").first.wait_for()

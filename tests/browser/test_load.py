@@ -29,6 +29,7 @@ def test_twenty_rapid_searches_show_only_the_last_ones_results(page):
             if (results.getAttribute('aria-busy') === 'false') window.__shown.push(results.dataset.query);
         }).observe(results, {attributes: true, attributeFilter: ['aria-busy', 'data-query']});
     }""")
+    page.check("#mode-search")
     # Twenty searches submitted through the form in one go (as fast as a person can never type):
     # each submit starts a search that replaces the one before.
     page.evaluate("""(words) => {

@@ -1,7 +1,7 @@
 """The page a person uses, in headless Chromium: files through the picker (Markdown, a real PDF,
 HTML), result cards with pages and highlights, the passage reader, filters, delete, the debug
 view, ingestion progress with Cancel, and the start-up, storage and mismatch states. Document
-text that looks like markup must stay text."""
+text that looks like markup must stay text. Search mode's cards are what these tests read."""
 
 from __future__ import annotations
 
@@ -59,13 +59,14 @@ def add_files(page, files: list[dict], expect_documents: int) -> None:
     """Adds files through the real file input and waits until the list shows them."""
     page.set_input_files("#file-input", files=files)
     page.wait_for_function(
-        "(n) => document.querySelectorAll('#document-list tbody tr').length === n"
+        "(n) => document.querySelectorAll('#document-list .doc-row').length === n"
         " && document.getElementById('ingest').hidden",
         arg=expect_documents, timeout=WAIT_MS)
 
 
 def ask(page, text: str) -> None:
-    """Searches through the form and waits for that search's answer to be shown."""
+    """Searches through the form (Search mode) and waits for that search's answer to be shown."""
+    page.check("#mode-search")
     page.evaluate("() => { delete document.getElementById('results').dataset.query; }")
     page.fill("#query", text)
     page.click("#query-button")
@@ -93,7 +94,7 @@ def cards(page) -> list[dict]:
 
 
 def document_rows(page) -> list[dict]:
-    return page.evaluate("""() => [...document.querySelectorAll('#document-list tbody tr')].map((r) => ({
+    return page.evaluate("""() => [...document.querySelectorAll('#document-list .doc-row')].map((r) => ({
         name: r.querySelector('.name').textContent, type: r.querySelector('.type').textContent,
         size: r.querySelector('.size').textContent, chunks: Number(r.querySelector('.chunks').textContent),
         added: r.querySelector('.added').textContent,
@@ -139,14 +140,18 @@ def test_markdown_pdf_and_html_through_the_picker_with_pages_and_highlights(page
     assert all("__pwned" not in c["text"] and "lighthouse-style-marker" not in c["text"] for c in cards(page))
     assert page.evaluate("() => window.__pwned") is None
 
-    # Filters go to Python as options.filters: only Markdown now.
-    page.click("#filters summary")
-    page.check("#filter-types input[value=md]")
-    assert page.locator("#filter-summary").inner_text() == "Only md"
+    # The scope goes to Python as options.filters: the filter box finds the Markdown file, Clear
+    # and Select all (of the rows shown) make it the only one asked.
+    page.click("#select-none")
+    assert page.locator("#scope-line").inner_text().startswith("No document ticked")
+    page.fill("#doc-filter", "md")
+    page.click("#select-all")
+    page.fill("#doc-filter", "")
+    assert page.locator("#scope-line").inner_text() == "Asking 1 of 3 documents"
     ask(page, "inspection kettle bread lighthouse turbine")
     assert cards(page) and {c["type"] for c in cards(page)} == {"md"}
-    page.uncheck("#filter-types input[value=md]")
-    page.check("#filter-docs input[value='report.pdf']")
+    page.click("#select-none")
+    page.locator("#document-list .doc-row", has_text="report.pdf").locator("input.pick").check()
     ask(page, "maintenance")
     assert {c["name"] for c in cards(page)} == {"report.pdf"}
     assert cards(page)[0]["page"] == "page 1"
@@ -172,16 +177,16 @@ def drop_files(page, files: dict[str, str]) -> None:
 def test_delete_updates_the_list_the_counts_and_the_results(page):
     add_files(page, [{"name": "notes.md", "mimeType": "text/markdown", "buffer": NOTES_MD}], expect_documents=1)
     drop_files(page, {"guide.html": GUIDE_HTML.decode()})
-    page.wait_for_function("() => document.querySelectorAll('#document-list tbody tr').length === 2",
+    page.wait_for_function("() => document.querySelectorAll('#document-list .doc-row').length === 2",
                            timeout=WAIT_MS)
     ask(page, "kettle descaled citric acid")
     assert cards(page)[0]["name"] == "notes.md"
 
-    delete = page.locator("#document-list tr", has_text="notes.md").locator("button.delete")
+    delete = page.locator("#document-list .doc-row", has_text="notes.md").locator("button.delete")
     delete.click()
     assert delete.inner_text() == "Delete?"  # the first click only asks
     delete.click()
-    page.wait_for_function("() => document.querySelectorAll('#document-list tbody tr').length === 1",
+    page.wait_for_function("() => document.querySelectorAll('#document-list .doc-row').length === 1",
                            timeout=WAIT_MS)
     assert [r["name"] for r in document_rows(page)] == ["guide.html"]
     page.wait_for_function("() => document.getElementById('counts').textContent.startsWith('1 document,')",
@@ -195,7 +200,7 @@ def test_delete_updates_the_list_the_counts_and_the_results(page):
     assert status["documents"] == 1
     r = page.evaluate("() => window.readingroom.query('kettle descaled citric acid')")
     assert all(x["doc_name"] != "notes.md" for x in r["results"])
-    assert [f.get_attribute("value") for f in page.locator("#filter-docs input").all()] == ["guide.html"]
+    assert [f.get_attribute("aria-label") for f in page.locator("#document-list input.pick").all()] == ["Ask guide.html"]
     screenshot(page, "ui-after-delete")
 
 
@@ -214,6 +219,7 @@ def test_markup_in_documents_is_shown_as_text_and_never_runs(page, guard):
     add_files(page, [{"name": HOSTILE_NAME, "mimeType": "text/markdown", "buffer": HOSTILE_MD}],
               expect_documents=1)
     assert document_rows(page)[0]["name"] == HOSTILE_NAME
+    page.check("#mode-search")
     page.check("#debug-toggle")
     ask(page, "zebra crossing onerror")
     card = cards(page)[0]
@@ -227,7 +233,7 @@ def test_markup_in_documents_is_shown_as_text_and_never_runs(page, guard):
     page.hover("#results .result >> nth=0")
     page.wait_for_timeout(500)
     # Nothing from the document became an element, ran, or fetched its src.
-    found = page.evaluate("""() => ['#results', '#reader', '#document-list', '#debug', '#filters']
+    found = page.evaluate("""() => ['#results', '#reader', '#document-list', '#debug', '#sources-pane']
         .map((s) => document.querySelector(s).querySelectorAll('img, script, b, [onerror], [onmouseover]').length)""")
     assert found == [0, 0, 0, 0, 0]
     assert page.evaluate("() => window.__pwned") is None
@@ -241,6 +247,7 @@ def test_debug_view_shows_every_candidate_timings_counts_and_context(page):
         {name: 'notes.md', text: %s},
         {name: 'bread.md', text: '# Bread\\n\\nRye bread keeps for a week. Sourdough starter is fed daily with flour.'},
     ])""" % repr(NOTES_MD.decode()))
+    page.check("#mode-search")
     page.check("#debug-toggle")
     ask(page, "sourdough proof")
     debug = page.locator("#debug")
@@ -353,7 +360,7 @@ def test_an_index_from_another_model_shows_the_mismatch_banner(page, tmp_path):
     banner = page.locator("#mismatch")
     banner.wait_for(state="visible")
     assert "indexed differently" in banner.inner_text()
-    page.wait_for_function("() => document.querySelectorAll('#document-list tbody tr').length === 1",
+    page.wait_for_function("() => document.querySelectorAll('#document-list .doc-row').length === 1",
                            timeout=WAIT_MS)
     # Words still find it; the summary says meaning search is off.
     ask(page, "spring tides moon")
