@@ -108,9 +108,9 @@ export function renderGenerated(node, text, sources, check, onOpen) {
   node.replaceChildren(...nodes);
 }
 
-function sourceItem(n, src, onOpen) {
+function sourceItem(n, src, onOpen, turnId) {
   const heading = headingText(src.heading_paths?.[0]);
-  const item = h('li', { class: 'chat-source', tabindex: 0, role: 'button', dataset: { n: String(n) },
+  const item = h('li', { class: 'chat-source', id: `${turnId}-src-${n}`, tabindex: 0, role: 'button', dataset: { n: String(n) },
     'aria-label': `Read source ${n}, ${whereText(src)}` },
   h('div', { class: 'chat-source-head' },
     h('span', { class: 'chat-source-n', text: `[${n}]` }),
@@ -185,11 +185,11 @@ export function renderTurn(li, turn, on) {
   const cited = new Set([...quick.map((q) => q.n), ...citedIn(turn.generated, sources.length)]);
   const shown = sources.map((src, i) => [i + 1, src]).filter(([n]) => cited.has(n) || !cited.size);
   const folded = sources.map((src, i) => [i + 1, src]).filter(([n]) => cited.size && !cited.has(n));
-  card.append(h('ol', { class: 'chat-sources', 'aria-label': 'Sources cited' }, shown.map(([n, s]) => sourceItem(n, s, on.open))));
+  card.append(h('ol', { class: 'chat-sources', 'aria-label': 'Sources cited' }, shown.map(([n, s]) => sourceItem(n, s, on.open, li.id))));
   if (folded.length) {
     card.append(h('details', { class: 'more-sources' },
       h('summary', { text: `${plural(folded.length, 'other passage')} found` }),
-      h('ol', { class: 'chat-sources', 'aria-label': 'Other passages found' }, folded.map(([n, s]) => sourceItem(n, s, on.open)))));
+      h('ol', { class: 'chat-sources', 'aria-label': 'Other passages found' }, folded.map(([n, s]) => sourceItem(n, s, on.open, li.id)))));
   }
   const packed = answer?.packed ?? {};
   const retrieval = answer && !answer.error

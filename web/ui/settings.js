@@ -45,7 +45,6 @@ export function mountSettings(where, onChange = () => {}) {
     serverFields,
     h('fieldset', {},
       h('legend', { text: 'Answer' }),
-      h('label', { class: 'chat-grounded' }, grounded, ' Answer from my documents'),
       field('Temperature', temperature),
       field('Max tokens', maxTokens)),
     h('fieldset', {},
@@ -54,6 +53,10 @@ export function mountSettings(where, onChange = () => {}) {
       field('Passages (k)', k, `Default ${DEFAULTS.k}.`)));
   const box = h('details', { class: 'chat-settings' }, h('summary', { text: 'Answer settings' }), form);
   where.append(box);
+  // Beside the box, not in the settings: whether questions go to the documents at all.
+  document.querySelector('#chat-root .composer-foot').prepend(
+    h('label', { class: 'chat-grounded toggle', title: 'Off: plain chat with the model, without your documents' },
+      grounded, ' Use my documents'));
 
   const fill = () => {
     transportSelect.value = settings.transport;
@@ -69,7 +72,7 @@ export function mountSettings(where, onChange = () => {}) {
     showEngine();
     showReloadNote();
   };
-  form.addEventListener('change', () => {
+  const save = () => {
     settings = saveSettings({
       transport: transportSelect.value,
       baseUrl: baseUrl.value,
@@ -83,7 +86,9 @@ export function mountSettings(where, onChange = () => {}) {
     saveApiKey(apiKey.value);
     fill();
     onChange();
-  });
+  };
+  form.addEventListener('change', save);
+  grounded.addEventListener('change', save);
   form.addEventListener('submit', (e) => e.preventDefault());
   fill();
 }
