@@ -110,22 +110,15 @@ export function renderGenerated(node, text, sources, check, onOpen) {
 
 function sourceItem(n, src, onOpen, turnId) {
   const heading = headingText(src.heading_paths?.[0]);
-  const item = h('li', { class: 'chat-source', id: `${turnId}-src-${n}`, tabindex: 0, role: 'button', dataset: { n: String(n) },
-    'aria-label': `Read source ${n}, ${whereText(src)}` },
-  h('div', { class: 'chat-source-head' },
-    h('span', { class: 'chat-source-n', text: `[${n}]` }),
-    h('span', { class: 'chat-source-doc', text: whereText(src) }),
-    heading ? h('span', { class: 'chat-source-heading', text: heading }) : null,
-    src.trimmed ? h('span', { class: 'chat-source-trimmed', text: '(shortened to fit)' }) : null),
-  h('p', { class: 'chat-source-text', text: src.text }));
   const open = () => onOpen(n, null);
+  const item = h('li', { class: 'chat-source', id: `${turnId}-src-${n}`, dataset: { n: String(n) } },
+    h('button', { type: 'button', class: 'chat-source-head', title: 'Read it in the Reader' },
+      h('span', { class: 'chat-source-n', text: `[${n}]` }),
+      h('span', { class: 'chat-source-doc', text: whereText(src) }),
+      heading ? h('span', { class: 'chat-source-heading', text: heading }) : null,
+      src.trimmed ? h('span', { class: 'chat-source-trimmed', text: '(shortened to fit)' }) : null),
+    h('p', { class: 'chat-source-text', text: src.text }));
   item.addEventListener('click', open);
-  item.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      open();
-    }
-  });
   return item;
 }
 

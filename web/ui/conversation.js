@@ -30,7 +30,7 @@ let contextOf = null;
 let chatManifest = null;
 let conversation = newConversation();
 let busy = null; // AbortController of the running generation
-let turnCount = 0; // ids chat-1, chat-2… in this page
+let turnCount = 0; // ids chat-1, chat-2… of the conversation on show
 
 // --- which model writes, and when -------------------------------------------------------------
 
@@ -226,6 +226,7 @@ async function showConversationList() {
 function load(record) {
   busy?.abort();
   conversation = record;
+  turnCount = 0;
   $('chat-log').replaceChildren();
   for (const turn of conversation.turns) {
     if (['retrieving', 'generating'].includes(turn.state)) turn.state = turn.answer ? 'answered' : 'error';
