@@ -55,10 +55,10 @@ import { RemoteError, rpcClient } from '../rpc.js';
 import { readDocuments } from './files.js';
 import { refetchModelFiles, setupOffline } from './offline.js';
 import * as notices from '../ui/notices.js';
+import { IngestProgress } from '../ui/ingest.js';
 import * as sourcesUi from '../ui/sources.js';
 
 const ui = { ...notices, ...sourcesUi };
-const { IngestProgress } = sourcesUi;
 
 const state = {
   state: 'starting', // starting | locked | ready | error
