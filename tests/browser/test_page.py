@@ -6,12 +6,14 @@ walk, the empty library, and Download library's round trip. Screenshots go to te
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 from pages import ARTIFACTS, wait_ready, wait_until
+from test_ui import ChatServer
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -339,3 +341,36 @@ def test_download_library_then_restore_it_with_open_index_file(page, tmp_path):
     after = page.evaluate("() => window.readingroom.query('how often is the chain oiled')")
     top = lambda r: [(s["doc_name"], s["chunk_ids"], s["text"]) for s in r["results"][:3]]  # noqa: E731
     assert top(after) == top(before)
+
+
+def test_a_written_answer_streams_and_its_unsupported_sentence_is_marked(browser, site, guard):
+    """A server writes the answer (a stand-in speaking the OpenAI protocol on 127.0.0.1): it
+    starts by itself, its [n] are buttons, and Python's check marks the sentence no source says."""
+    server = ChatServer("Descale the kettle every month with white vinegar [1]. "
+                        "The kettle also plays a little tune when the water boils [1].")
+    guard.origins.add(server.url)
+    settings = {"transport": "openai", "baseUrl": f"{server.url}/v1", "model": "m", "temperature": 0,
+                "maxTokens": 64, "grounded": True}
+    ctx = browser.new_context(viewport=DESKTOP)
+    ctx.route("**/*", guard.route)
+    ctx.add_init_script("((s) => localStorage.setItem('readingroom.chat.settings.v1', JSON.stringify(s)))(%s);"
+                        % json.dumps(settings))
+    try:
+        pg = ctx.new_page()
+        pg.goto(f"{site}/")
+        wait_ready(pg)
+        add(pg, [KETTLE, BIKE])
+        t = ask(pg, "How often should I descale the kettle?")
+        assert t["state"] == "done", t
+        card = pg.locator("#chat-1")
+        assert "plays a little tune" in card.locator(".chat-answer").inner_text()
+        assert card.locator(".chat-answer .chat-cite").count() == 2
+        unsupported = card.locator(".chat-answer .unsupported")
+        assert unsupported.count() == 1 and "little tune" in unsupported.inner_text()
+        assert "1 sentence of the written answer is not supported" in card.locator(".unsupported-note").inner_text()
+        shot(pg, "page-written-answer-desktop")
+        sent = [r for r in server.requests if r["method"] == "POST"]
+        assert len(sent) == 1 and "white vinegar" in sent[0]["body"]  # Python's messages, with the passage
+    finally:
+        ctx.close()
+        server.close()

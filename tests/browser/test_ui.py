@@ -412,9 +412,10 @@ def test_full_storage_says_so_and_keeps_the_library(page, context, site):
 
 class ChatServer:
     """A stand-in for a remote OpenAI-compatible server on 127.0.0.1 (the one fake the tests
-    allow): answers /v1/chat/completions with a short stream and records every request whole."""
+    allow): answers /v1/chat/completions with a short stream (`reply`, one word per event) and
+    records every request whole."""
 
-    def __init__(self):
+    def __init__(self, reply: str = "Every month [1]."):
         import http.server
         import threading
 
@@ -447,7 +448,8 @@ class ChatServer:
 
             def do_POST(self):
                 self.record()
-                events = [{"choices": [{"delta": {"content": "Every month [1]."}}]}]
+                words = reply.split(" ")
+                events = [{"choices": [{"delta": {"content": w if i == 0 else f" {w}"}}]} for i, w in enumerate(words)]
                 body = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
                 data = body.encode()
                 self.send_response(200)
