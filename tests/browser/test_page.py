@@ -219,12 +219,12 @@ def test_a_citation_shows_its_passage_and_opens_the_reader_at_the_sentence(page)
 
 def test_follow_ups_reload_and_markdown_export(page, tmp_path):
     add(page, [KETTLE, BIKE])
-    first = ask(page, "How do I look after the bicycle chain?")
+    first = ask(page, "How often should I oil the bicycle chain?")
     assert first["sources"] and first["sources"][0] == "bike.md"
     follow = ask(page, "And how often?")
     assert "chain" in follow["searched"] and follow["searched"].startswith("Searched for:"), follow
     assert follow["allSources"][0] == "bike.md", follow
-    assert page.locator("#conversation-list option:checked").inner_text() == "How do I look after the bicycle chain?"
+    assert page.locator("#conversation-list option:checked").inner_text() == "How often should I oil the bicycle chain?"
 
     page.reload()
     wait_ready(page)
@@ -239,7 +239,7 @@ def test_follow_ups_reload_and_markdown_export(page, tmp_path):
     info.value.save_as(path)
     assert path.suffix == ".md"
     text = path.read_text()
-    assert text.startswith("# How do I look after the bicycle chain?")
+    assert text.startswith("# How often should I oil the bicycle chain?")
     assert "## And how often?" in text and "Searched for:" in text
     assert re.search(r"- \[\d+\] bike\.md — Bicycle care", text), text
 
@@ -309,7 +309,7 @@ def test_an_empty_library_says_add_a_document_first(browser, site, guard, size):
         assert in_viewport(pg, "#query")
         shot(pg, f"page-empty-{size}")
         t = ask(pg, "What is in my library?")
-        assert t["reason"] == "Add a document first.", t
+        assert t["reason"].startswith("Add a document first"), t
         assert sideways_overflow(pg) == []
         assert axe_problems(pg) == []
     finally:
