@@ -8,6 +8,8 @@
 //   window.readingroom.query(text, opts)   -> the JSON Python's readingroom.worker.query returns
 //   window.readingroom.ask(question, {history, ...options}) -> Python's Answer.to_dict() (readingroom.ask)
 //   window.readingroom.checkAnswer(text, passages) -> Python's citation check of a generated answer
+//   window.readingroom.chat                the chat transports (web/chat/automation.js): status(), budget(),
+//                                          plan(messages), load(), generate(messages, {transport})
 //   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
 //   window.readingroom.deleteDocument(id)  -> Python's reply ({deleted, status})
 //   window.readingroom.documents()         -> Python's list of stored documents
@@ -52,6 +54,7 @@
 
 // In the built site the workers' modules (web/workers/) sit at the root, one folder up.
 import { RemoteError, rpcClient } from '../rpc.js';
+import { chatApi, chatStatus } from '../chat/automation.js';
 import {
   bindEmbedder, embedderFailedToLoad, embedderReady, embedding, spawnEmbedder, stopHeartbeat,
 } from './embedder.js';
@@ -321,6 +324,7 @@ function publicStatus(pythonStatus = {}) {
     storageNote: state.storageNote,
     timings: state.timings,
     persisted: state.persisted ?? false,
+    chat: chatStatus(),
     ...(state.error ? { error: state.error } : {}),
   };
 }
@@ -513,6 +517,6 @@ async function downloadLibrary() {
 
 export const readingroom = Object.freeze({
   ready, addDocuments, query, ask, checkAnswer, status, deleteDocument, documents, embed, importIndex,
-  cancelIngest, reindex, neighbours, exportLibrary, downloadLibrary, debug,
+  cancelIngest, reindex, neighbours, exportLibrary, downloadLibrary, debug, chat: chatApi(),
 });
 

@@ -7,12 +7,12 @@
 // no model asked) | generating | done | stopped | interrupted | error, and its timings in
 // data-ttfs-ms (question -> sources shown), data-ttft-ms (first answer token), data-total-ms.
 
-import { allowedOrigin } from '../chat/csp.js';
-import * as chatTransports from '../chat/transports.js';
-import { ChatError, contextOnlyTransport, isAbort, openAITransport } from '../chat/transports.js';
-import { loadApiKey } from '../chat/settings.js';
-import { onEngineStatus, wllamaTransport } from '../chat/wllama-transport.js';
+import { plan as chatPlan, makeTransport } from '../chat/automation.js';
+import { chatManifest as manifestStore } from '../chat/manifest.js';
 import { isStored } from '../chat/model-store.js';
+import { contextBudget } from '../chat/pace.js';
+import { ChatError, isAbort } from '../chat/transports.js';
+import { engineInfo, onEngineStatus } from '../chat/wllama-transport.js';
 import {
   deleteConversation, historyOf, keptAnswer, listConversations, newConversation, saveConversation,
 } from '../api/conversations.js';
@@ -31,33 +31,6 @@ let chatManifest = null;
 let conversation = newConversation();
 let busy = null; // AbortController of the running generation
 let turnCount = 0; // ids chat-1, chat-2… of the conversation on show
-
-// --- which model writes, and when -------------------------------------------------------------
-
-function makeTransport(s) {
-  if (s.transport === 'openai') {
-    return openAITransport({
-      baseUrl: s.baseUrl, model: s.model, apiKey: loadApiKey(),
-      temperature: s.temperature, maxTokens: s.maxTokens, allowedOrigin,
-    });
-  }
-  if (s.transport === 'none') return contextOnlyTransport();
-  return wllamaTransport({ chat: chatManifest, temperature: s.temperature, maxTokens: s.maxTokens });
-}
-
-/**
- * Whether to start writing at once, and the expected wait to show otherwise. chat/ owns the
- * estimate (shouldAutoStart, expectedWait, budgetFor) where it has it; without it a server or the
- * no-model transport start at once and the in-page model waits for the button.
- */
-function plan(s) {
-  const t = chatTransports;
-  const auto = typeof t.shouldAutoStart === 'function' ? t.shouldAutoStart(s) : s.transport !== 'wllama';
-  const wait = typeof t.expectedWait === 'function' ? t.expectedWait(s)
-    : s.transport === 'wllama' ? 'The in-browser model takes a minute or more on a slow machine.' : '';
-  const budget = typeof t.budgetFor === 'function' ? t.budgetFor(s) : s.budget;
-  return { auto: Boolean(auto), wait: wait || '', budget };
-}
 
 // --- turns ------------------------------------------------------------------------------------
 
@@ -96,8 +69,7 @@ function addTurnElement(record) {
 
 async function ask(question) {
   const s = currentSettings();
-  const p = plan(s);
-  const record = { question, mode: 'ask', state: 'retrieving', timings: {}, plan: { wait: p.wait } };
+  const record = { question, mode: 'ask', state: 'retrieving', timings: {} };
   const history = historyOf(conversation);
   conversation.turns.push(record);
   showIntro();
@@ -109,7 +81,9 @@ async function ask(question) {
     return generate(turn, { plain: true });
   }
   try {
-    const options = { history, k: s.k, budget: p.budget };
+    // The retrieval budget each model can take (chat/pace.js): small for the in-page model.
+    const budget = contextBudget(s.transport, { threads: engineInfo().threads, budget: s.budget });
+    const options = { history, k: s.k, budget };
     const filters = currentFilters();
     if (Object.keys(filters).length) options.filters = filters;
     const answer = await api.ask(question, options);
@@ -119,8 +93,19 @@ async function ask(question) {
     record.state = 'answered';
     show(turn);
     const covered = answer.covered !== false && !answer.reason;
-    if (covered && sourcesOf(answer).length && p.auto) await generate(turn);
-    else save();
+    if (!covered || !sourcesOf(answer).length) {
+      save();
+      return;
+    }
+    // chat/ says whether the model answers soon enough to start by itself, else how long it takes.
+    const p = await chatPlan(answer.messages, s.transport).catch(() => ({ autoStart: false, waitText: '' }));
+    record.plan = { wait: p.waitText ?? '' };
+    if (p.autoStart) {
+      await generate(turn);
+    } else {
+      show(turn);
+      save();
+    }
   } catch (err) {
     record.state = 'error';
     record.error = `Search failed: ${err?.message ?? err?.type ?? err}`;
@@ -149,7 +134,8 @@ async function generate(turn, { plain = false } = {}) {
   record.generated = '';
   record.note = '';
   record.error = '';
-  const transport = makeTransport(s);
+  chatManifest ??= await manifestStore.load();
+  const transport = makeTransport(s.transport, s, chatManifest);
   record.model = transport.label;
   const answer = record.answer;
   const messages = plain ? [{ role: 'user', content: record.question }] : answer.messages;
@@ -355,10 +341,9 @@ export function mountConversation(readingroom, contextFn, onSearch) {
       status.textContent = s.message;
     }
   });
-  fetch('build-manifest.json')
-    .then((r) => r.json())
+  manifestStore.load()
     .then(async (m) => {
-      chatManifest = m.chat ?? null;
+      chatManifest = m;
       if (chatManifest && currentSettings().transport === 'wllama' && await isStored(chatManifest.model)) {
         status.textContent = 'The in-browser model is saved in this browser; it loads with the first question.';
       }

@@ -6,10 +6,12 @@ import { allowedOrigin } from '../chat/csp.js';
 import {
   DEFAULTS, endpointOrigin, loadApiKey, loadSettings, saveApiKey, saveSettings,
 } from '../chat/settings.js';
+import { contextBudget } from '../chat/pace.js';
+import { engineInfo } from '../chat/wllama-transport.js';
 import { $, h } from './dom.js';
 
 const TRANSPORT_LABELS = {
-  wllama: 'In this browser: SmolLM2-135M (downloads 98 MB once)',
+  wllama: 'In this browser: SmolLM2-135M (downloads 145 MB once)',
   openai: 'OpenAI-compatible server (llama-server, Ollama, vLLM, OpenAI…)',
   none: 'No model: show the passages only',
 };
@@ -49,7 +51,7 @@ export function mountSettings(where, onChange = () => {}) {
       field('Max tokens', maxTokens)),
     h('fieldset', {},
       h('legend', { text: 'Retrieval' }),
-      field('Context budget (tokens)', budget, `Default ${DEFAULTS.budget}.`),
+      field('Context budget (tokens)', budget, 'Empty: chosen for the model (smaller in this browser, so answers start within seconds).'),
       field('Passages (k)', k, `Default ${DEFAULTS.k}.`)));
   const box = h('details', { class: 'chat-settings' }, h('summary', { text: 'Answer settings' }), form);
   where.append(box);
@@ -65,7 +67,8 @@ export function mountSettings(where, onChange = () => {}) {
     apiKey.value = loadApiKey();
     temperature.value = String(settings.temperature);
     maxTokens.value = String(settings.maxTokens);
-    budget.value = String(settings.budget);
+    budget.value = settings.budget === null ? '' : String(settings.budget);
+    budget.placeholder = `automatic: ${contextBudget(settings.transport, { threads: engineInfo().threads })}`;
     k.value = String(settings.k);
     grounded.checked = settings.grounded;
     serverFields.hidden = settings.transport !== 'openai';
