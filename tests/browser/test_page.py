@@ -347,7 +347,7 @@ def test_a_written_answer_streams_and_its_unsupported_sentence_is_marked(browser
     """A server writes the answer (a stand-in speaking the OpenAI protocol on 127.0.0.1): it
     starts by itself, its [n] are buttons, and Python's check marks the sentence no source says."""
     server = ChatServer("Descale the kettle every month with white vinegar [1]. "
-                        "The kettle also plays a little tune when the water boils [1].")
+                        "Racing cars change their tyres every lap [1].")
     guard.origins.add(server.url)
     settings = {"transport": "openai", "baseUrl": f"{server.url}/v1", "model": "m", "temperature": 0,
                 "maxTokens": 64, "grounded": True}
@@ -363,10 +363,10 @@ def test_a_written_answer_streams_and_its_unsupported_sentence_is_marked(browser
         t = ask(pg, "How often should I descale the kettle?")
         assert t["state"] == "done", t
         card = pg.locator("#chat-1")
-        assert "plays a little tune" in card.locator(".chat-answer").inner_text()
+        assert "Racing cars" in card.locator(".chat-answer").inner_text()
         assert card.locator(".chat-answer .chat-cite").count() == 2
         unsupported = card.locator(".chat-answer .unsupported")
-        assert unsupported.count() == 1 and "little tune" in unsupported.inner_text()
+        assert unsupported.count() == 1 and "Racing cars" in unsupported.inner_text()
         assert "1 sentence of the written answer is not supported" in card.locator(".unsupported-note").inner_text()
         shot(pg, "page-written-answer-desktop")
         sent = [r for r in server.requests if r["method"] == "POST"]
