@@ -52,8 +52,9 @@ function startHeartbeat(generation) {
     }
     if (since) return;
     since = performance.now();
-    embedding.call('start').then(() => {
+    embedding.call('start').then((info) => {
       since = 0;
+      if (host.state.embedder && generation === embedding.generation) host.state.embedder = info; // workers may change
     }, () => {});
   }, HEARTBEAT_MS);
 }

@@ -318,7 +318,7 @@ function publicStatus(pythonStatus = {}) {
     version: state.version,
     embedder: state.embedder,
     crossOriginIsolated: self.crossOriginIsolated === true,
-    embedThreads: state.embedder?.threads ?? null,
+    embedThreads: state.embedder ? state.embedder.threads * (state.embedder.workers ?? 1) : null,
     ...(state.embedderError ? { embedderError: state.embedderError } : {}),
     embedderRestarts: embedding.restarts,
     storageNote: state.storageNote,
