@@ -290,3 +290,18 @@ def test_cli_does_not_ask_the_model_when_the_documents_do_not_cover_it(cli, chat
     assert p.returncode == 0 and "do not seem to cover" in p.stdout and _Chat.requests == []
     p = cli("Who won the football world cup in 1998?", "--llm", f"{chat_server}/ok/v1", "--anyway")
     assert p.returncode == 0 and len(_Chat.requests) == 1
+
+
+def test_a_small_model_budget_shortens_what_the_model_reads_not_the_quick_answer(library):
+    """The in-page model is sent fewer sources ([1]..[m] of the same numbering); the quick
+    answer still draws on every packed passage."""
+    docs = [NewDocument(f"tea{i}.md", text=f"# Tea {i}\n\n" + " ".join(
+        f"Tea number {i} is steeped for {j} minutes in water at {80 + j} degrees." for j in range(12)))
+        for i in range(4)]
+    run(library.add(docs))
+    full = run(library.ask("How long is tea steeped?")).to_dict()
+    small = run(library.ask("How long is tea steeped?", options={"model_budget": 120})).to_dict()
+    assert small["quick"] == full["quick"] and small["citations"] == full["citations"]
+    sent, whole = small["messages"][0]["content"], full["messages"][0]["content"]
+    assert len(sent) < len(whole) and "[1] " in sent and "[3] " not in sent
+    assert sent.split("[1] ", 1)[1][:40] == whole.split("[1] ", 1)[1][:40]  # the same [1]

@@ -50,6 +50,15 @@ def test_fenced_and_indented_code_are_one_unit_each_and_marked_code():
     assert "print(f())" in units[1].text  # the blank line inside the fence does not split it
 
 
+def test_an_interactive_session_is_code_even_where_a_chunk_cut_its_indent():
+    # A chunk that starts inside an indented example keeps no indent on its first line.
+    text = (">>> print(sys.exception())\nNone\n>>> try:\n...     raise TypeError\n"
+            "TypeError()\n\nThe except clause names the exceptions it handles.")
+    units = split(text)
+    assert [u.kind for u in units] == [CODE, PROSE]
+    assert units[1].text == "The except clause names the exceptions it handles."
+
+
 def test_indented_prose_under_a_signature_is_prose_not_code():
     text = ("str.count(sub[, start[, end]])\n\n   Return the number of non-overlapping occurrences of\n"
             "   substring *sub* in the range [*start*, *end*].  Optional arguments are\n"

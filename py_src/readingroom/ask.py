@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from . import answer as _answer, citations, coverage, followup, merge, prompt, reasons, search
+from . import answer as _answer, citations, coverage, followup, merge, pack, prompt, reasons, search
 from .errors import BadInput, Cancelled, EmbedderError
 from .fts import terms
 from .options import Options
@@ -27,7 +27,9 @@ from .seams import Embedder
 STOPPED = (reasons.EMPTY_QUERY, reasons.NO_DOCUMENTS, reasons.MERGING, reasons.ERROR)
 # Beside the retrieval Options: tokens of earlier turns sent to a model, and a standalone
 # query made elsewhere (a server model's rewrite) to search instead of followup's.
-ASK_OPTIONS = {"history_budget": prompt.HISTORY_BUDGET, "standalone_query": None}
+# model_budget: tokens of sources a generative model is sent (a small in-page model reads
+# slowly); the quick answer still draws on the whole retrieval budget.
+ASK_OPTIONS = {"history_budget": prompt.HISTORY_BUDGET, "standalone_query": None, "model_budget": None}
 
 
 @dataclass
@@ -56,9 +58,10 @@ def split_options(options: Options | dict | None) -> tuple[Options, dict]:
         return options, dict(ASK_OPTIONS)
     d = dict(options or {})
     own = {k: d.pop(k) for k in list(d) if k in ASK_OPTIONS}
-    budget = own.get("history_budget", 0)
-    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
-        raise BadInput(f"history_budget must be a whole number of tokens, not {budget!r}")
+    for key in ("history_budget", "model_budget"):
+        budget = own.get(key, 0)
+        if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 0):
+            raise BadInput(f"{key} must be a whole number of tokens, not {budget!r}")
     if not isinstance(own.get("standalone_query") or "", str):
         raise BadInput("standalone_query must be text")
     return Options.from_dict(d), {**ASK_OPTIONS, **own}
@@ -135,7 +138,8 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
     out.message = reasons.message(out.reason)
     if out.reason and out.reason != reasons.NOT_COVERED and not out.covered:
         out.message += " " + reasons.message(reasons.NOT_COVERED)
-    out.messages = prompt.messages(q, result.to_dict()["context"], turns, own["history_budget"])
+    sent = result.packed if own["model_budget"] is None else pack.prefix(result.packed, own["model_budget"])
+    out.messages = prompt.messages(q, pack.context_text(sent), turns, own["history_budget"])
     lap("select")
     return _done(out, ms, t0, ev)
 

@@ -89,6 +89,29 @@ def pack(spans: Sequence[Span], budget: int = 1200, reserve: int = 0,
     return Packed(spans=chosen, trimmed=trimmed, dropped=skipped, tokens=used, budget=limit)
 
 
+def prefix(packed: Packed, budget: int, count: Callable[[str], int] = tokens.estimate) -> Packed:
+    """The first passages of ``packed`` that fit ``budget``, keeping their numbers: a small
+    model is sent [1]..[m] of the same context the page shows, so its citations still point
+    at the same sources. The next passage is trimmed into the room left, as ``pack`` does."""
+    if budget >= packed.tokens:
+        return packed
+    chosen: list[Span] = []
+    used = 0
+    for s in packed.spans:
+        cost = count(block(len(chosen) + 1, s))
+        if used + cost > budget:
+            cut = trim_to(s, budget - used, count, len(chosen) + 1) if budget - used >= MIN_TRIM_TOKENS else None
+            if cut is not None:
+                chosen.append(cut)
+                used += count(block(len(chosen), cut))
+            break
+        chosen.append(s)
+        used += cost
+    trimmed = [i for i in range(len(chosen)) if chosen[i].trimmed]
+    return Packed(spans=chosen, trimmed=trimmed, dropped=packed.spans[len(chosen):], tokens=used,
+                  budget=budget)
+
+
 def context_text(packed: Packed) -> str:
     """The string the chat transport receives; ``[n]`` maps to ``packed.spans[n-1]``."""
     return "".join(block(i, s) for i, s in enumerate(packed.spans, start=1)).rstrip() + ("\n" if packed.spans else "")

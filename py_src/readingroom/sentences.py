@@ -216,7 +216,11 @@ def _run(text: str, body: list[tuple[int, int]]) -> list[Sentence]:
     if rows * 2 >= len(body) and rows:  # a text table: its cells are not sentences
         return [Sentence(text[s:e], s, e, TABLE)]
     indented = all(text[x:y][:1] in (" ", "\t") for x, y in body)
-    if indented and looks_like_code(chunk):
+    # An interactive session (">>> ...") is code wherever it stands: a chunk that starts inside
+    # an indented example has lost the first line's indent, and its output lines read as words.
+    doctest = any(text[x:y].lstrip().startswith((">>> ", "... ")) or text[x:y].strip() == ">>>"
+                  for x, y in body)
+    if doctest or (indented and looks_like_code(chunk)):
         return [Sentence(text[s:e], s, e, CODE)]
     # List items: each bullet starts a unit; its wrapped lines continue it.
     starts = [x for x, y in body if _BULLET.match(text[x:y])]
