@@ -42,6 +42,7 @@ class Answer:
     reason: str | None = None
     message: str | None = None
     messages: list[dict] = field(default_factory=list)
+    model_passages: int = 0  # the model is sent passages [1]..[model_passages]
 
     def to_dict(self) -> dict:
         d = self.retrieval.to_dict()
@@ -49,7 +50,8 @@ class Answer:
         d.pop("message", None)  # the answer's own message, not retrieval's
         return {"question": self.question, "standalone_query": self.standalone_query,
                 "quick": [q.to_dict() for q in self.quick], "covered": self.covered,
-                "reason": self.reason, "message": self.message, **d, "messages": self.messages}
+                "reason": self.reason, "message": self.message, **d, "messages": self.messages,
+                "model_passages": self.model_passages}
 
 
 def split_options(options: Options | dict | None) -> tuple[Options, dict]:
@@ -140,6 +142,7 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
         out.message += " " + reasons.message(reasons.NOT_COVERED)
     sent = result.packed if own["model_budget"] is None else pack.prefix(result.packed, own["model_budget"])
     out.messages = prompt.messages(q, pack.context_text(sent), turns, own["history_budget"])
+    out.model_passages = len(sent.spans)
     lap("select")
     return _done(out, ms, t0, ev)
 

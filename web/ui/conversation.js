@@ -82,8 +82,9 @@ async function ask(question) {
   }
   try {
     // The retrieval budget each model can take (chat/pace.js): small for the in-page model.
+    // Only what the model reads shrinks (model_budget); the quick answer uses the whole context.
     const budget = contextBudget(s.transport, { threads: engineInfo().threads, budget: s.budget });
-    const options = { history, k: s.k, budget };
+    const options = { history, k: s.k, model_budget: budget };
     const filters = currentFilters();
     if (Object.keys(filters).length) options.filters = filters;
     const answer = await api.ask(question, options);
@@ -178,7 +179,8 @@ async function generate(turn, { plain = false } = {}) {
   }
   const state = record.state;
   if (!plain && record.generated?.trim() && s.transport !== 'none' && typeof api.checkAnswer === 'function') {
-    const passages = sourcesOf(answer).map((src, i) => ({ n: i + 1, text: src.text }));
+    const passages = sourcesOf(answer).map((src, i) => ({ n: i + 1, text: src.text }))
+      .slice(0, answer.model_passages ?? undefined); // the model saw [1]..[model_passages] only
     record.check = await api.checkAnswer(record.generated, passages).catch(() => null);
     if (record.check?.error) record.check = null;
   }
