@@ -38,7 +38,8 @@
 //
 //   window.readingroom.debug              diagnostics and fault injection:
 //       killEmbedder()   terminates the embedding worker as a crash would (no event); the app notices
-//                        (heartbeat), restarts it once by itself, and offers a Restart button after that
+//                        (heartbeat), restarts it once by itself, and offers a Restart button after that;
+//                        {atBackgroundBatch: n}: it ends itself when ingestion's n-th batch from now arrives
 //       memory()         -> {heapBytes, pythonObjects, sqliteHeapBytes} of the retrieval worker
 //       exportDatabase() -> Uint8Array, the library's database file as stored
 //
@@ -464,7 +465,8 @@ async function status() {
 // Diagnostics and fault injection, for tests and for people chasing a problem.
 const debug = Object.freeze({
   /** Ends the embedding worker the way a crash would (no event): the app must notice by itself. */
-  killEmbedder: () => {
+  killEmbedder: async ({ atBackgroundBatch } = {}) => {
+    if (atBackgroundBatch) return embedding.call('dieAtBackgroundBatch', { n: atBackgroundBatch });
     embedding.worker?.terminate();
     return true;
   },

@@ -18,9 +18,21 @@ export async function setupOffline(version, onChange) {
     onChange({ offlineReady: false, error: 'this browser cannot keep the app for offline use' });
     return;
   }
+  // The worker says "activated" (and claims the page) from inside its activate event, while its
+  // state is still 'activating': wait for the state itself, or a check made then says "not yet"
+  // and nothing would ever ask again.
+  const activated = (worker) => new Promise((resolve) => {
+    const settle = () => {
+      if (worker.state !== 'activated' && worker.state !== 'redundant') return;
+      worker.removeEventListener('statechange', settle);
+      resolve(worker.state === 'activated');
+    };
+    worker.addEventListener('statechange', settle);
+    settle();
+  });
   const check = async () => {
     const registration = await navigator.serviceWorker.getRegistration();
-    const active = registration?.active?.state === 'activated';
+    const active = registration?.active ? await activated(registration.active) : false;
     onChange({ offlineReady: active && (await precacheComplete(version)) });
   };
   navigator.serviceWorker.addEventListener('message', (event) => {

@@ -228,8 +228,18 @@ async function embed({ texts }) {
   return new Transfer(out, [out.buffer]);
 }
 
+// Fault injection for tests (debug.killEmbedder({atBackgroundBatch})): the worker ends itself,
+// as a crash would (no event, no reply), when ingestion's n-th batch arrives; a kill from the
+// page could land before or after a batch depending on the machine's speed.
+let dieAtBackgroundBatch = 0;
+let backgroundBatches = 0;
+
 /** Ingestion's texts: computed when no query is waiting, by both workers. */
 async function embedBackground({ texts }) {
+  if (++backgroundBatches === dieAtBackgroundBatch) {
+    self.close();
+    return new Promise(() => {});
+  }
   const { extractor } = await loaded;
   asStrings(texts);
   startHelper();
@@ -263,6 +273,10 @@ async function embedTokenRows({ rows }) {
 const portHandlers = { embed, embedBackground, countTokens };
 rpcServe(self, {
   start,
+  dieAtBackgroundBatch: ({ n }) => {
+    dieAtBackgroundBatch = backgroundBatches + Number(n);
+    return true;
+  },
   embedRows: embedTokenRows,
   connect: ({ port }) => {
     rpcServe(port, portHandlers);
