@@ -78,32 +78,44 @@ def transports(lib, ask, items: list[dict], llm: str | None, model: str | None =
     return out
 
 
-# The in-page model belongs to web/chat (the "inpage" work). This is the hook the bench
-# calls with the page: it times the model only where the page offers a timing entry point,
-#   window.readingroom.debug.timeChat(messages, {transport: "inpage"})
-#     -> {text, first_token_ms, total_ms, threads?}
-# and otherwise says that it was not measured. The answer's text is then checked in the
-# page with window.readingroom.checkAnswer, as the page itself would.
-_HAS_HOOK = "() => typeof window.readingroom?.debug?.timeChat === 'function'"
-_TIME = "(m) => window.readingroom.debug.timeChat(m, {transport: 'inpage'})"
+# The in-page model, through the page's own chat API (web/chat/automation.js):
+#   window.readingroom.chat.generate(messages, {transport: "wllama"})
+#     -> {text, firstTokenMs, totalMs, threads, promptTokens, ...}
+# The answer's text is then checked in the page with window.readingroom.checkAnswer against
+# the passages the model was sent, as the page itself does.
+_HAS_HOOK = "() => typeof window.readingroom?.chat?.generate === 'function'"
+# One question as the page asks it for the in-page model: its own small context (model_budget),
+# the model loaded first, then timed from handing it the messages (web/chat/automation.js).
+_TIME = """
+async (question) => {
+  const rr = window.readingroom;
+  await rr.chat.load('wllama');
+  const answer = await rr.ask(question, {model_budget: rr.chat.budget('wllama')});
+  const run = await rr.chat.generate(answer.messages, {transport: 'wllama'});
+  return {answer, text: run.text, first_token_ms: run.firstTokenMs, total_ms: run.totalMs,
+          threads: run.threads, prompt_tokens: run.promptTokens};
+}
+"""
 _CHECK = "([t, p]) => window.readingroom.checkAnswer(t, p)"
 
 
 def inpage_model(page, answers: list[dict]) -> dict:
-    """First-token and whole-answer time of the in-page model over ``answers`` (Answer JSON
-    from the page), with the page's isolation state; ``measured`` false when the page has no
-    timing hook yet."""
+    """First-token and whole-answer time of the in-page model over the questions of ``answers``
+    (Answer JSON from the page), each asked again with the in-page model's own context budget,
+    with the page's isolation state and the citation check of each written answer."""
     isolated = page.evaluate("() => self.crossOriginIsolated")
     if not page.evaluate(_HAS_HOOK):
         return {"measured": False, "cross_origin_isolated": isolated,
-                "why": "the page has no window.readingroom.debug.timeChat hook yet"}
+                "why": "the page has no window.readingroom.chat.generate"}
     rows, checks = [], []
     l0 = load_average()
     for a in answers:
         if not a.get("messages"):
             continue
-        g = page.evaluate(_TIME, a["messages"])
+        g = page.evaluate(_TIME, a["question"])
+        sent = g.pop("answer")
+        seen = sc.passages(sent)[: sent.get("model_passages") or None]
         rows.append({"ask_ms": 0.0, **g})
-        checks.append(page.evaluate(_CHECK, [g.get("text") or "", sc.passages(a)]))
+        checks.append(page.evaluate(_CHECK, [g.get("text") or "", seen]))
     res = _transport(rows, checks, l0, load_average()) if rows else {}
     return {"measured": bool(rows), "cross_origin_isolated": isolated, **res}

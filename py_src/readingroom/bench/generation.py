@@ -239,8 +239,8 @@ def inpage_answer_ms(page, question: str, history: list | tuple = (), options: d
     The budget is the in-page transport's own (chat.budget('wllama')) unless options say otherwise.
     """
     opts = dict(options or {})
-    if "budget" not in opts:
-        opts["budget"] = page.evaluate("() => window.readingroom.chat.budget('wllama')")
+    if "model_budget" not in opts:  # the model's own context; the quick answer keeps the whole one
+        opts["model_budget"] = page.evaluate("() => window.readingroom.chat.budget('wllama')")
     page.evaluate("() => window.readingroom.chat.load('wllama')")
     return page.evaluate(_ANSWER, [question, list(history), opts])
 
