@@ -28,7 +28,8 @@ DOCS = [
         "Replace the brake pads when the groove on them is worn away.")),
 ]
 KEYS = {"question", "standalone_query", "quick", "covered", "reason", "message", "results", "documents",
-        "evidence", "citations", "context", "packed", "stats", "messages", "query", "model_passages"}
+        "evidence", "citations", "context", "packed", "stats", "messages", "query", "model_passages",
+        "model_tokens", "model_budget"}
 
 
 @pytest.fixture
@@ -305,4 +306,5 @@ def test_a_small_model_budget_shortens_what_the_model_reads_not_the_quick_answer
     sent, whole = small["messages"][0]["content"], full["messages"][0]["content"]
     assert len(sent) < len(whole) and "[1] " in sent and "[3] " not in sent
     assert 1 <= small["model_passages"] < full["model_passages"] == len(full["citations"])
+    assert small["model_tokens"] <= small["model_budget"] == 120 < full["model_tokens"]
     assert sent.split("[1] ", 1)[1][:40] == whole.split("[1] ", 1)[1][:40]  # the same [1]

@@ -43,6 +43,8 @@ class Answer:
     message: str | None = None
     messages: list[dict] = field(default_factory=list)
     model_passages: int = 0  # the model is sent passages [1]..[model_passages]
+    model_tokens: int = 0  # of sources it is sent, out of model_budget
+    model_budget: int = 0
 
     def to_dict(self) -> dict:
         d = self.retrieval.to_dict()
@@ -51,7 +53,8 @@ class Answer:
         return {"question": self.question, "standalone_query": self.standalone_query,
                 "quick": [q.to_dict() for q in self.quick], "covered": self.covered,
                 "reason": self.reason, "message": self.message, **d, "messages": self.messages,
-                "model_passages": self.model_passages}
+                "model_passages": self.model_passages, "model_tokens": self.model_tokens,
+                "model_budget": self.model_budget}
 
 
 def split_options(options: Options | dict | None) -> tuple[Options, dict]:
@@ -142,7 +145,7 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
         out.message += " " + reasons.message(reasons.NOT_COVERED)
     sent = result.packed if own["model_budget"] is None else pack.prefix(result.packed, own["model_budget"])
     out.messages = prompt.messages(q, pack.context_text(sent), turns, own["history_budget"])
-    out.model_passages = len(sent.spans)
+    out.model_passages, out.model_tokens, out.model_budget = len(sent.spans), sent.tokens, sent.budget
     lap("select")
     return _done(out, ms, t0, ev)
 

@@ -94,7 +94,7 @@ def prefix(packed: Packed, budget: int, count: Callable[[str], int] = tokens.est
     model is sent [1]..[m] of the same context the page shows, so its citations still point
     at the same sources. The next passage is trimmed into the room left, as ``pack`` does."""
     if budget >= packed.tokens:
-        return packed
+        return replace(packed, budget=budget)
     chosen: list[Span] = []
     used = 0
     for s in packed.spans:

@@ -184,9 +184,12 @@ export function renderTurn(li, turn, on) {
       h('summary', { text: `${plural(folded.length, 'other passage')} found` }),
       h('ol', { class: 'chat-sources', 'aria-label': 'Other passages found' }, folded.map(([n, s]) => sourceItem(n, s, on.open, li.id)))));
   }
+  // What the model reads of them (its own context budget: small for the in-page model).
   const packed = answer?.packed ?? {};
+  const tokens = answer?.model_budget ? answer.model_tokens : packed.tokens;
+  const budget = answer?.model_budget || packed.budget;
   const retrieval = answer && !answer.error
-    ? (sources.length ? `${plural(sources.length, 'passage')} from your documents (${packed.tokens ?? '?'} of ${packed.budget ?? '?'} tokens)` : '')
+    ? (sources.length ? `${plural(sources.length, 'passage')} from your documents (${tokens ?? '?'} of ${budget ?? '?'} tokens)` : '')
     : '';
   card.append(h('p', { class: 'chat-retrieval', text: retrieval }));
   const t = turn.timings ?? {};
