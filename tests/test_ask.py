@@ -8,12 +8,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from helpers import ROOT, OtherModel, run
+from stand_in_chat import StandInChat
 from readingroom import Library, NewDocument, reasons, worker
 from readingroom.errors import BadInput
 
@@ -168,57 +167,14 @@ def test_worker_ops(tmp_path, model_dir):
 
 # --- the CLI, with a real HTTP server speaking the OpenAI streaming protocol ------------------
 
-class _Chat(BaseHTTPRequestHandler):
-    """``/ok/v1``: streams REPLY and [DONE]; ``/fail/v1``: HTTP 500 with a body; ``/drop/v1``:
-    two pieces, then the connection closes without [DONE]."""
-
-    requests: list = []
-    REPLY = ["Descale the kettle every month ", "with white vinegar [1]. ", "It also makes coffee [1]. ",
-             "See [9]."]
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):  # noqa: N802 - the stdlib's name
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _Chat.requests.append({"path": self.path, "body": body})
-        mode = self.path.split("/")[1]
-        if mode == "fail":
-            payload = b'{"error": {"message": "model not loaded"}}'
-            self.send_response(500)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-            return
-        if not body.get("stream"):  # the follow-up rewrite
-            reply = json.dumps({"choices": [{"message": {"content": "How often should I oil the bicycle chain?"}}]})
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(reply)))
-            self.end_headers()
-            self.wfile.write(reply.encode())
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        pieces = self.REPLY[:2] if mode == "drop" else self.REPLY
-        for p in pieces:
-            self.wfile.write(f"data: {json.dumps({'choices': [{'delta': {'content': p}}]})}\n\n".encode())
-            self.wfile.flush()
-        if mode != "drop":
-            self.wfile.write(b'data: {"choices": [{"delta": {}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n')
-        self.wfile.flush()
-        self.close_connection = True
+REPLY = ["Descale the kettle every month ", "with white vinegar [1]. ", "It also makes coffee [1]. ", "See [9]."]
 
 
 @pytest.fixture
 def chat_server():
-    _Chat.requests = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Chat)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    """``/ok/v1`` streams REPLY; ``/fail/v1`` answers HTTP 500; ``/drop/v1`` stops after two pieces."""
+    with StandInChat(REPLY, rewrite="How often should I oil the bicycle chain?") as server:
+        yield server
 
 
 @pytest.fixture
@@ -254,32 +210,33 @@ def test_cli_ask_prints_the_quick_answer_and_its_sources(cli, tmp_path):
 
 
 def test_cli_streams_the_model_and_checks_its_citations(cli, chat_server):
-    p = cli("How often should I descale the kettle?", "--llm", f"{chat_server}/ok/v1", "--model", "tiny")
+    p = cli("How often should I descale the kettle?", "--llm", f"{chat_server.url}/ok/v1", "--model", "tiny")
     assert p.returncode == 0, p.stderr
     out = p.stdout
     assert "Answer:\nDescale the kettle every month with white vinegar [1]. It also makes coffee [1]. See [9]." in out
     assert "unsupported (not supported by [1]): It also makes coffee [1]." in out
     assert "no such source: [9]" in out
     assert "Descale the kettle every month with white vinegar [1]." not in out.split("Citation check:")[1]
-    [req] = _Chat.requests
-    assert req["body"]["stream"] is True and req["body"]["model"] == "tiny"
-    assert req["body"]["messages"][0]["role"] == "system" and "[1] kettle.md" in req["body"]["messages"][0]["content"]
+    [req] = chat_server.requests
+    assert req["path"] == "/ok/v1/chat/completions"
+    assert req["json"]["stream"] is True and req["json"]["model"] == "tiny"
+    assert req["json"]["messages"][0]["role"] == "system" and "[1] kettle.md" in req["json"]["messages"][0]["content"]
 
 
 def test_cli_rewrites_a_follow_up_with_the_model(cli, chat_server, tmp_path):
     (tmp_path / "h.txt").write_text("How do I oil the bicycle chain?\n")
-    p = cli("And how often?", "--history-file", "h.txt", "--llm", f"{chat_server}/ok/v1", "--json")
+    p = cli("And how often?", "--history-file", "h.txt", "--llm", f"{chat_server.url}/ok/v1", "--json")
     a = json.loads(p.stdout)
     assert a["standalone_query"] == "How often should I oil the bicycle chain?"
     assert a["generated"].startswith("Descale") and a["check"]["unsupported"] >= 1
-    assert [r["body"]["stream"] for r in _Chat.requests] == [False, True]
+    assert [r["json"]["stream"] for r in chat_server.requests] == [False, True]
 
 
 def test_cli_model_failures_are_one_line_and_keep_the_quick_answer(cli, chat_server):
-    p = cli("How often should I descale the kettle?", "--llm", f"{chat_server}/fail/v1")
+    p = cli("How often should I descale the kettle?", "--llm", f"{chat_server.url}/fail/v1")
     assert p.returncode == 1 and "white vinegar" in p.stdout
     assert p.stderr.strip().count("\n") == 0 and "HTTP 500" in p.stderr and "model not loaded" in p.stderr
-    p = cli("How often should I descale the kettle?", "--llm", f"{chat_server}/drop/v1")
+    p = cli("How often should I descale the kettle?", "--llm", f"{chat_server.url}/drop/v1")
     assert p.returncode == 1 and "with white vinegar [1]. [interrupted]" in p.stdout
     assert "Citation check: 1 of 1" in p.stdout and "ended before" in p.stderr
     p = cli("How often should I descale the kettle?", "--llm", "http://127.0.0.1:9/v1")
@@ -287,10 +244,10 @@ def test_cli_model_failures_are_one_line_and_keep_the_quick_answer(cli, chat_ser
 
 
 def test_cli_does_not_ask_the_model_when_the_documents_do_not_cover_it(cli, chat_server):
-    p = cli("Who won the football world cup in 1998?", "--llm", f"{chat_server}/ok/v1")
-    assert p.returncode == 0 and "do not seem to cover" in p.stdout and _Chat.requests == []
-    p = cli("Who won the football world cup in 1998?", "--llm", f"{chat_server}/ok/v1", "--anyway")
-    assert p.returncode == 0 and len(_Chat.requests) == 1
+    p = cli("Who won the football world cup in 1998?", "--llm", f"{chat_server.url}/ok/v1")
+    assert p.returncode == 0 and "do not seem to cover" in p.stdout and chat_server.requests == []
+    p = cli("Who won the football world cup in 1998?", "--llm", f"{chat_server.url}/ok/v1", "--anyway")
+    assert p.returncode == 0 and len(chat_server.requests) == 1
 
 
 def test_a_small_model_budget_shortens_what_the_model_reads_not_the_quick_answer(library):

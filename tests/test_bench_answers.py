@@ -141,36 +141,13 @@ def test_the_command_runs_natively_on_a_few_questions_of_every_set(tmp_path, mod
 def test_a_server_transport_is_sent_the_answer_messages_and_its_sentences_are_checked(tmp_path, model_dir):
     """``--llm`` against a stand-in OpenAI-compatible server on 127.0.0.1 (real HTTP, real
     server-sent events) whose answer cites one real passage and one that does not exist."""
-    import json
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
     import beir_fixture
+    from stand_in_chat import StandInChat
 
-    received = []
-
-    class Chat(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - http.server's name
-            received.append((self.path, json.loads(self.rfile.read(int(self.headers["Content-Length"])))))
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            for piece in ("The saved exception is discarded [1].", " Penguins fly to the moon [9]."):
-                self.wfile.write(b"data: " + json.dumps({"choices": [{"delta": {"content": piece}}]}).encode() + b"\n\n")
-            self.wfile.write(b'data: {"choices": [{"delta": {}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n')
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Chat)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    with StandInChat(["The saved exception is discarded [1].", " Penguins fly to the moon [9]."]) as server:
         proc, res = beir_fixture.run_bench(tmp_path, model_dir, "answers", "--native", "--set", "answerable",
-                                           "--limit", "2", "--llm", url, timeout=600)
-    finally:
-        server.shutdown()
-        server.server_close()
+                                           "--limit", "2", "--llm", f"{server.url}/v1", timeout=600)
+    received = [(r["path"], r["json"]) for r in server.requests]
     questions = [i["question"] for i in answers.load_set("answerable")[:2]]
     assert [r[0] for r in received] == ["/v1/chat/completions"] * 2
     for (_, body), q in zip(received, questions):

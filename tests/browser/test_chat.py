@@ -20,6 +20,7 @@ import threading
 import pytest
 
 from pages import ARTIFACTS, screenshot, wait_ready, wait_until
+from stand_in_chat import StandInChat
 
 SETTINGS_KEY = "readingroom.chat.settings.v1"
 API_KEY_KEY = "readingroom.chat.apiKey.v1"
@@ -535,67 +536,6 @@ def test_in_page_model_answers_a_bundled_question(context, site, guard):
                                       "threads": chat["threads"], "rates": chat["rates"], "answer": t["answer"]})
 
 
-# --- a stand-in chat server speaking the real SSE protocol ------------------------------------
-
-class StandInChat:
-    """An OpenAI-compatible /v1/chat/completions on 127.0.0.1 that streams `pieces` as real
-    server-sent events. Under /die/ it stops after `die_after` pieces without [DONE] and closes
-    the connection, as a crashed server would."""
-
-    def __init__(self, pieces: list[str], die_after: int = 2):
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_OPTIONS(self):
-                self.send_response(204)
-                self.cors()
-                self.send_header("Access-Control-Allow-Headers", "content-type, authorization")
-                self.send_header("Access-Control-Allow-Methods", "POST")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def cors(self):
-                self.send_header("Access-Control-Allow-Origin", "*")
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                dies = self.path.startswith("/die/")
-                self.send_response(200)
-                self.cors()
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                for i, piece in enumerate(outer.pieces):
-                    if dies and i == outer.die_after:
-                        self.close_connection = True
-                        return
-                    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "stand-in",
-                             "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.flush()
-                end = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "stand-in",
-                       "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-                self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
-                self.wfile.flush()
-                self.close_connection = True
-
-        self.pieces, self.die_after = pieces, die_after
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def test_made_up_and_unclosed_citations_stay_text(context, site, guard):
     """[99] (no such passage) and an unclosed [2 are shown as the model wrote them, not as links;
     a server that dies mid-stream leaves the partial answer, marked interrupted."""
@@ -614,7 +554,7 @@ def test_made_up_and_unclosed_citations_stay_text(context, site, guard):
 
         pg.locator("#chat-root .chat-settings summary").click()
         base = pg.locator("#chat-root [name=baseUrl]")
-        base.fill(f"{stand_in.url}/die/v1")
+        base.fill(f"{stand_in.url}/drop/v1")
         base.dispatch_event("change")
         t = ask(pg, "How often is the kettle descaled?")
         assert t["state"] == "interrupted", t

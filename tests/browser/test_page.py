@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pages import ARTIFACTS, wait_ready, wait_until
-from test_ui import ChatServer
+from stand_in_chat import StandInChat
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -346,7 +346,7 @@ def test_download_library_then_restore_it_with_open_index_file(page, tmp_path):
 def test_a_written_answer_streams_and_its_unsupported_sentence_is_marked(browser, site, guard):
     """A server writes the answer (a stand-in speaking the OpenAI protocol on 127.0.0.1): it
     starts by itself, its [n] are buttons, and Python's check marks the sentence no source says."""
-    server = ChatServer("Descale the kettle every month with white vinegar [1]. "
+    server = StandInChat("Descale the kettle every month with white vinegar [1]. "
                         "Racing cars change their tyres every lap [1].")
     guard.origins.add(server.url)
     settings = {"transport": "openai", "baseUrl": f"{server.url}/v1", "model": "m", "temperature": 0,

@@ -15,6 +15,7 @@ from fpdf import FPDF
 
 from helpers import run
 from pages import screenshot, wait_ready, wait_until
+from stand_in_chat import StandInChat
 
 WAIT_MS = 120_000
 
@@ -410,72 +411,11 @@ def test_full_storage_says_so_and_keeps_the_library(page, context, site):
     assert report["documents"][0]["status"] == "added"
 
 
-class ChatServer:
-    """A stand-in for a remote OpenAI-compatible server on 127.0.0.1 (the one fake the tests
-    allow): answers /v1/chat/completions with a short stream (`reply`, one word per event) and
-    records every request whole."""
-
-    def __init__(self, reply: str = "Every month [1]."):
-        import http.server
-        import threading
-
-        self.requests: list[dict] = []
-        server = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def cors(self):
-                self.send_header("Access-Control-Allow-Origin", "*")
-                self.send_header("Access-Control-Allow-Headers", "authorization, content-type, accept")
-                self.send_header("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
-
-            def record(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
-                server.requests.append({"method": self.command, "path": self.path, "body": body,
-                                        "headers": {k.lower(): v for k, v in self.headers.items()}})
-
-            def do_OPTIONS(self):
-                self.record()
-                self.send_response(204)
-                self.cors()
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def do_POST(self):
-                self.record()
-                words = reply.split(" ")
-                events = [{"choices": [{"delta": {"content": w if i == 0 else f" {w}"}}]} for i, w in enumerate(words)]
-                body = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
-                data = body.encode()
-                self.send_response(200)
-                self.cors()
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
 API_KEY = "sk-test-9f2c41d7e0b84a6f-secret"
 
 
 def test_the_chat_api_key_goes_only_into_the_authorization_header(context, site, guard):
-    server = ChatServer()
+    server = StandInChat("Every month [1].")
     guard.origins.add(server.url)
     try:
         settings = {"transport": "openai", "baseUrl": f"{server.url}/v1", "model": "m", "temperature": 0,
