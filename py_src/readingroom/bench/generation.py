@@ -4,10 +4,10 @@
     python -m readingroom.bench.generation speed --json OUT [--threads 1 --threads 2]
 
 ``quality`` asks each model (served by the test extra's real llama-server on 127.0.0.1, one
-thread, temperature 0) a dozen questions over the bundled Python reference, each with the
-sources retrieval packed for it, and scores the answers: does it cite an existing ``[n]``, a
-passage of the expected topic, does it contain the answer phrase, how much of it is copied
-from the sources, does it repeat itself. It chose the in-page model (see README "Chat").
+thread, temperature 0) the first dozen dev questions of ``bench answers``' answerable set over
+the bundled Python reference, each with the sources retrieval packed for it, and scores the
+answers: does it cite an existing ``[n]``, a passage of the expected topic, does it contain an
+answer phrase, how much of it is copied from the sources, does it repeat itself. It chose the in-page model (see README "Chat").
 
 ``speed`` measures the in-page model in headless Chromium through the app itself: prefill and
 generation rates at 1 and 2 threads (2 only where the page is cross-origin isolated), from
@@ -30,21 +30,14 @@ import time
 import urllib.request
 from pathlib import Path
 
-# (question, expected topics, a phrase the right source contains)
-QUESTIONS = [
-    ("What happens to the exception when a finally clause executes a return statement?", ["try"], "discarded"),
-    ("What does the pass statement do?", ["pass"], "nothing happens"),
-    ("When is the else clause of a for loop executed?", ["for"], "exhausted"),
-    ("What does the global statement do?", ["global"], "interpreted as globals"),
-    ("What does a break statement do in a loop?", ["break"], "terminates the nearest enclosing loop"),
-    ("Which values are considered false in a Boolean context?", ["truth"], "zero"),
-    ("What does the nonlocal statement do?", ["nonlocal"], "previously bound variables"),
-    ("When are default parameter values evaluated?", ["function"], "when the function definition is executed"),
-    ("What does the del statement do to a name?", ["del"], "removes the binding"),
-    ("What does using yield in a function body do?", ["yield"], "generator"),
-    ("What happens when an integer is divided by zero?", ["binary"], "ZeroDivisionError"),
-    ("What does the assert statement raise when its expression is false?", ["assert"], "AssertionError"),
-]
+def questions(n: int = 12) -> list[tuple[str, list[str], list[str]]]:
+    """The first ``n`` dev questions of ``bench answers``' answerable set, as (question, expected
+    topics, answer phrases): one question list for every answer bench, not a second one here."""
+    from .answers import load_set
+
+    dev = [i for i in load_set("answerable") if i["split"] == "dev"][:n]
+    return [(i["question"], [_topic(t) for t in i["expected_topics"]], i["answer_phrases"]) for i in dev]
+
 
 CITATION = re.compile(r"\[(\d+)\]")
 WORD = re.compile(r"\w+")
@@ -54,7 +47,7 @@ def _topic(doc_name: str) -> str:
     return doc_name.rsplit("/", 1)[-1].removesuffix(".txt")
 
 
-def score(text: str, passages: list[dict], topics: list[str], phrase: str) -> dict:
+def score(text: str, passages: list[dict], topics: list[str], phrases: list[str]) -> dict:
     """Plain, model-independent checks of one answer against the passages it was given.
 
     passages: [{"n", "doc_name", "text"}] as numbered in the prompt.
@@ -72,7 +65,7 @@ def score(text: str, passages: list[dict], topics: list[str], phrase: str) -> di
         "cites": bool(valid),
         "cites_expected": any(_topic(by_n[n]["doc_name"]) in topics for n in valid),
         "invalid_citations": sorted(set(cited) - set(valid)),
-        "phrase": phrase.lower() in text.lower(),
+        "phrase": any(p.lower() in text.lower() for p in phrases),
         "copied": round(copied, 2),       # share of the answer's 5-grams found in the sources
         "repetitive": distinct < 0.6,     # the same 5-grams over and over
         "words": len(words),
@@ -183,18 +176,19 @@ def _demo_library():
 
 
 def quality(models: dict[str, Path], budget: int = 600, max_tokens: int = 160) -> dict:
-    """Each model answers QUESTIONS natively; per-answer scores and a summary per model."""
+    """Each model answers questions() natively; per-answer scores and a summary per model."""
     lib = _demo_library()
-    prompts = [asyncio.run(grounded_prompt(lib, q, budget)) for q, _, _ in QUESTIONS]
-    out: dict = {"budget": budget, "max_tokens": max_tokens, "questions": len(QUESTIONS), "models": {}}
+    asked = questions()
+    prompts = [asyncio.run(grounded_prompt(lib, q, budget)) for q, _, _ in asked]
+    out: dict = {"budget": budget, "max_tokens": max_tokens, "questions": len(asked), "models": {}}
     for name, path in models.items():
         server = LlamaServer(path)
         try:
             rows = []
-            for (q, topics, phrase), (messages, passages) in zip(QUESTIONS, prompts):
+            for (q, topics, phrases), (messages, passages) in zip(asked, prompts):
                 r = server.complete(messages, max_tokens)
                 rows.append({"question": q, "answer": r["text"], "prompt_tokens": r["usage"].get("prompt_tokens"),
-                             **score(r["text"], passages, topics, phrase)})
+                             **score(r["text"], passages, topics, phrases)})
                 print(f"{name}: {q}\n  -> {r['text'][:300]!r}", file=sys.stderr, flush=True)
         finally:
             server.close()
@@ -262,7 +256,7 @@ def speed(isolated_url: str | None, plain_url: str, budgets=(150, 300, 600, 1200
     from . import browser as bb
 
     lib = _demo_library()
-    q = QUESTIONS[0][0]
+    q = questions(1)[0][0]
     prompts = [asyncio.run(grounded_prompt(lib, q, b))[0] for b in budgets]
     lib.close()
     out = {}
