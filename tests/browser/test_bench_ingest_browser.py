@@ -7,8 +7,10 @@ import beir_fixture
 
 
 def test_ingest_compares_the_isolated_and_the_plain_page_in_one_run(site, tmp_path, model_dir):
-    proc, res = beir_fixture.run_bench(tmp_path, model_dir, "ingest", "--browser", "--docs", "6",
-                                       "--pdf-pages", "0", "--no-build")
+    """Half the fixture's documents are added on each page; the other half are added while the
+    queries are asked again; a two-page generated PDF goes through the file path."""
+    proc, res = beir_fixture.run_bench(tmp_path, model_dir, "ingest", "--browser", "--docs", "3",
+                                       "--pdf-pages", "2", "--no-build")
     ing = res["ingest"]
     isolated, plain = ing["browser"], ing["browser_not_isolated"]
     assert isolated["cross_origin_isolated"] is True and plain["cross_origin_isolated"] is False
@@ -16,7 +18,15 @@ def test_ingest_compares_the_isolated_and_the_plain_page_in_one_run(site, tmp_pa
     assert isolated["threads"] >= 1 and plain["threads"] >= 1
     for side in (isolated, plain):
         assert side["chunks"] == ing["chunks"] and side["errors"] == [] and len(side["load_average"]) == 3
-    assert "not isolated" in (tmp_path / "report" / "report.md").read_text()
+    during = ing["queries_during_ingest"]
+    assert during["idle_ms"]["n"] == len(beir_fixture.QUERIES) and during["during_ms"]["n"] >= 1
+    assert during["added_chunks"] >= 3 and during["ratio_p50"] > 0
+    pdf = ing["browser_pdf"]
+    assert pdf["pages"] == 2 and pdf["status"] == "added" and pdf["error"] is None and pdf["chunks"] >= 2
+    memory = pdf["renderer_rss_mb"]
+    assert memory["samples"] >= 1 and memory["peak"] > 50 and memory["before"] > 50  # MB: the tab is really measured
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "not isolated" in report and "while adding it" in report and "more chunks were added" in report
 
 
 def test_embedding_setups_are_measured_side_by_side(site, tmp_path, model_dir):

@@ -80,3 +80,70 @@ def ready_ms(page, timeout_ms: int = 180_000) -> float:
 def import_index(page, path: Path) -> dict:
     rel = publish(path, path.name)
     return page.evaluate("(u) => window.readingroom.importIndex(u)", rel)
+
+
+class PeakMemory:
+    """The peak resident memory of this bench's Chromium renderer processes (the tab and its
+    workers: Pyodide, SQLite and the embedding workers all live in the renderer), sampled from
+    /proc every ``every`` seconds on a thread while the ``with`` block runs.
+
+    Only descendants of this Python process count, so another Chromium on the machine does not.
+    Linux only; elsewhere ``peak_mb`` stays None.
+    """
+
+    def __init__(self, every: float = 0.2):
+        self.every, self.peak_mb, self.samples = every, None, 0
+
+    def __enter__(self) -> PeakMemory:
+        import threading
+
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self):
+        while True:
+            mb = renderer_rss_mb()
+            if mb is not None:
+                self.samples += 1
+                self.peak_mb = mb if self.peak_mb is None else max(self.peak_mb, mb)
+            if self._stop.wait(self.every):
+                return
+
+
+def renderer_rss_mb() -> float | None:
+    """Summed RSS in MB of the Chromium renderer processes started by this process, or None."""
+    import os
+
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return None
+    parents, renderers = {}, []
+    for d in proc.iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+            parents[int(d.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+            if b"--type=renderer" in (d / "cmdline").read_bytes():
+                renderers.append(int(d.name))
+        except (OSError, ValueError, IndexError):
+            continue  # the process ended while we looked
+    me, total = os.getpid(), 0
+    for pid in renderers:
+        p, seen = pid, 0
+        while p > 1 and p != me and seen < 64:
+            p, seen = parents.get(p, 0), seen + 1
+        if p != me:
+            continue
+        try:
+            rss_pages = int((proc / str(pid) / "statm").read_text().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        total += rss_pages * os.sysconf("SC_PAGE_SIZE")
+    return round(total / 2**20, 1) if total else None

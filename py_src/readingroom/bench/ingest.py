@@ -40,6 +40,24 @@ async (docs) => {
 }
 """
 
+# Queries first (issue 14): the same questions asked on the idle page, then again and again while
+# more documents are being added; p50s compare the two. Both sets are answered by the same
+# library (the idle one holds the first documents; the busy one is growing).
+_QUERIES_DURING = """
+async ([queries, docs]) => {
+  const rr = window.readingroom;
+  const time = async (q) => { const t0 = performance.now(); await rr.query(q); return performance.now() - t0; };
+  const idle = [];
+  for (const q of queries) idle.push(await time(q));
+  let done = false;
+  const adding = rr.addDocuments(docs).finally(() => { done = true; });
+  const busy = [];
+  for (let i = 0; !done; i++) busy.push(await time(queries[i % queries.length]));
+  const r = await adding;
+  return {idle, busy, chunks: r.documents.reduce((a, d) => a + (d.chunks ?? 0), 0)};
+}
+"""
+
 # Embedding alone, grouped as ingestion groups it (one call per document).
 _EMBED = """
 async (groups) => {
@@ -57,7 +75,7 @@ _PDF = """
 async ([url, name]) => {
   const blob = await (await fetch(url)).blob();
   const file = new File([blob], name, { type: 'application/pdf' });
-  const { pdfPages } = await import('./pdf.js');
+  const { pdfPages } = await import('./api/pdf.js');
   const x0 = performance.now();
   const pages = await pdfPages(name, file, () => {});
   const extractMs = performance.now() - x0;
@@ -95,18 +113,19 @@ def make_pdf(path: Path, ds: Dataset, pages: int) -> Path:
     pdf.set_font("Helvetica", size=10.5)
     width, line_h, lines_per_page = 170, 5.2, 50  # about 450 words a page
 
-    def lines():
-        for title, text in ds.corpus.values():
-            para = (title + ". " + text).encode("latin-1", "replace").decode("latin-1")
-            line = ""
-            for word in para.split():
-                if line and pdf.get_string_width(line + " " + word) > width:
-                    yield line
-                    line = word
-                else:
-                    line = f"{line} {word}" if line else word
-            yield line
-            yield ""
+    def lines():  # the corpus again from the top if the pages outnumber it
+        while True:
+            for title, text in ds.corpus.values():
+                para = (title + ". " + text).encode("latin-1", "replace").decode("latin-1")
+                line = ""
+                for word in para.split():
+                    if line and pdf.get_string_width(line + " " + word) > width:
+                        yield line
+                        line = word
+                    else:
+                        line = f"{line} {word}" if line else word
+                yield line
+                yield ""
 
     source = lines()
     for _ in range(pages):
@@ -127,6 +146,8 @@ def chunk_groups(docs) -> list[list[str]]:
 
 def run(ds: Dataset, n_docs: int = 200, pdf_pages: int = 200, rebuild: bool = True,
         browser: bool = True, native: bool = True) -> dict:
+    from .stats import summary
+
     docs = ds.documents()[:n_docs]
     groups = chunk_groups(docs)
     n_chunks = sum(len(g) for g in groups)
@@ -174,16 +195,31 @@ def run(ds: Dataset, n_docs: int = 200, pdf_pages: int = 200, rebuild: bool = Tr
                             "embed_only_chunks_per_s": rate(e["chunks"], e["ms"] / 1000),
                             "errors": r["errors"], **setup,
                             "load_average": [round(x, 2) for x in os.getloadavg()]}
+                more = []
+                if key == "browser":
+                    more = [{"name": d.name, "text": d.text, "type": d.doc_type}
+                            for d in ds.documents()[n_docs:2 * n_docs]]
+                if more:  # the corpus has documents beyond the first n_docs to add while asking
+                    q = page.evaluate(_QUERIES_DURING, [list(ds.queries.values())[:30], more])
+                    idle, busy = summary(q["idle"]), summary(q["busy"])
+                    out["queries_during_ingest"] = {
+                        "idle_ms": idle, "during_ms": busy, "added_chunks": q["chunks"],
+                        "ratio_p50": round(busy["p50"] / idle["p50"], 2) if idle["p50"] else None,
+                        "load_average": [round(x, 2) for x in os.getloadavg()]}
                 ctx.close()
             if pdf:
                 ctx, page, _ = bb.open_app(b, url)
-                p = page.evaluate(_PDF, [bb.publish(pdf, pdf.name), pdf.name])
+                before = bb.renderer_rss_mb()
+                with bb.PeakMemory() as peak:
+                    p = page.evaluate(_PDF, [bb.publish(pdf, pdf.name), pdf.name])
                 s = p["ms"] / 1000
                 out["browser_pdf"] = {**page.evaluate(_SETUP), "file": pdf.name, "bytes": pdf.stat().st_size, "pages": p["pages"],
                                       "chunks": p["chunks"], "seconds": round(s, 2),
                                       "pages_per_s": rate(p["pages"], s), "chunks_per_s": rate(p["chunks"], s),
                                       "pdfjs_extract_s": round(p["extractMs"] / 1000, 2),
                                       "status": p["status"], "error": p["error"],
+                                      "renderer_rss_mb": {"before": before, "peak": peak.peak_mb,
+                                                          "samples": peak.samples},
                                       "load_average": [round(x, 2) for x in os.getloadavg()]}
                 ctx.close()
     return out
