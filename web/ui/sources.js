@@ -5,9 +5,13 @@
 
 import { $, el, formatBytes, h, plural } from './dom.js';
 
+// One formatter for every row: toLocaleString builds a new one per call, which costs most of
+// the time of showing a few thousand documents.
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
 function formatDate(iso) {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? String(iso ?? '') : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(date.getTime()) ? String(iso ?? '') : dateFormat.format(date);
 }
 
 // --- the scope ----------------------------------------------------------------------------------
@@ -146,8 +150,10 @@ export function showDocuments(list, onDelete) {
 /** Hides the rows the filter box does not match (name or type). */
 function applyFilter() {
   const needle = ($('doc-filter')?.value ?? '').trim().toLowerCase();
+  // By id through one Map: a find() per row made showing 7,560 documents take seconds (n²).
+  const byId = new Map(docs.map((d) => [String(d.id), d]));
   for (const r of document.querySelectorAll('#document-list .doc-row')) {
-    const doc = docs.find((d) => String(d.id) === r.dataset.docId);
+    const doc = byId.get(r.dataset.docId);
     r.hidden = Boolean(needle) && !`${doc?.name ?? ''} ${doc?.doc_type ?? ''}`.toLowerCase().includes(needle);
   }
   for (const g of document.querySelectorAll('#document-list details.doc-group')) {
