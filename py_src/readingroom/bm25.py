@@ -33,8 +33,9 @@ arrays alone pass the bound, or a term whose postings do, stays with FTS5.
 
 from __future__ import annotations
 
+import heapq
 import math
-from typing import Callable
+from typing import Callable, Generator
 
 import numpy as np
 
@@ -46,6 +47,11 @@ from .vectors import best_first
 K1, B = 1.2, 0.75
 MIN_IDF = 1e-6
 MAX_POSTINGS_BYTES = 128 * 1024 * 1024
+# Preloaded while the library opens (``common_terms``): the most common terms, whose postings
+# are the costliest to read on first use (a stop word at 100,000 chunks is in 90,000 of them)
+# and the likeliest to be in a query; at most this many, in at most this share of the bound.
+PRELOAD_TERMS = 256
+PRELOAD_SHARE = 0.5
 _POSTING_BYTES = 4 + 8
 _CHUNK_BYTES = 8 + 8
 
@@ -145,6 +151,38 @@ class LexicalIndex:
         self._postings[term] = (pos, weight)
         self._bytes += size
         return pos, weight
+
+    def common_terms(self, read_page: Callable[[str], list]) -> Generator[str, None, list[str]]:
+        """The terms to preload, most common first: at most ``PRELOAD_TERMS``, whose postings
+        fill at most ``PRELOAD_SHARE`` of the bound. ``read_page(after)`` gives the next
+        ``(term, chunks containing it)`` pairs in term order after ``after`` (FTS5's row
+        vocabulary); one step per page, so a large vocabulary is read between other work."""
+        best: list[tuple[int, str]] = []
+        after = ""
+        while True:
+            page = read_page(after)
+            for term, count in page:
+                item = (int(count), str(term))
+                if len(best) < PRELOAD_TERMS:
+                    heapq.heappush(best, item)
+                elif item > best[0]:
+                    heapq.heapreplace(best, item)
+            yield "terms"
+            if not page:
+                break
+            after = str(page[-1][0])
+        room = PRELOAD_SHARE * (self.max_bytes - len(self.ids) * _CHUNK_BYTES)
+        out = []
+        for count, term in sorted(best, reverse=True):
+            if count * _POSTING_BYTES <= room:
+                room -= count * _POSTING_BYTES
+                out.append(term)
+        return out
+
+    def preload(self, term: str, instances: str | None) -> None:
+        """Keep a term's postings before any query asks for it (see ``common_terms``)."""
+        if term not in self._postings:
+            self._load(term, instances)
 
     def top(self, query: list[str], n: int, instances: Callable[[str], str | None],
             allowed: np.ndarray | None = None) -> list[tuple[int, float]] | None:

@@ -7,6 +7,7 @@ disk or a dead worker leaves either the old document or the new one, never half 
 from __future__ import annotations
 
 import json
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -21,9 +22,25 @@ from .records import Chunk
 from .seams import Store
 from .bm25 import LexicalIndex
 from . import vectors
-from .vectors import VectorMatrix
+from .vectors import MatrixBuilder, VectorMatrix, vec0_block
 
 T = TypeVar("T")
+
+# A query typed while the vectors load is answered by vec0 up to this many chunks (its scan of
+# the page's in-memory copy of the database costs ~125 ms at 100,000); past it the database is
+# read from OPFS, where a scan takes minutes, so the query finishes the load instead.
+VEC0_WHILE_WARMING = 200_000
+WARM_BLOCKS = 4  # vec0 blocks (1,024 vectors each) read per warm-up step
+COMMON_TERMS_PAGE = 4_000  # vocabulary entries read per warm-up step while finding common terms
+WARMING, READY, COLD = "warming", "ready", "cold"
+SEARCH_MESSAGES = {
+    WARMING: "Search is getting ready: the first answers may take a moment longer.",
+    COLD: "Search loads its index on the next question.",
+}
+
+
+def _ms_since(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 1)
 
 
 UNFINISHED = "unfinished"  # meta key: names of the documents an add is still working on
@@ -67,6 +84,9 @@ class Index:
         self.provenance = provenance
         self._writes = 0  # commits made through this Index; the vector matrix follows them
         self._kept: dict[str, tuple[tuple, object]] = {}  # what ``_keep`` holds, by name
+        self._warm: Iterator[str] | None = None  # the warm-up under way (``warm_steps``)
+        self.warm_pending = False  # a warm-up is about to start (the worker's background task)
+        self.load_ms: dict[str, float] = {}  # how long the latest loads of the legs took
         try:
             store.query(sql.EXTENSIONS)
         except StorageError as e:
@@ -241,15 +261,38 @@ class Index:
         rows = self.store.query(sql.GET_VECTOR, (chunk_id,))
         return np.frombuffer(rows[0][0], dtype=np.float32) if rows else None
 
-    def _keep(self, name: str, build: Callable[[], T]) -> T:
-        """``build()``, kept until the index changes: a commit here, or one by another
-        connection, which ``PRAGMA data_version`` reveals. The in-memory matrices of both
-        legs are kept this way."""
-        key = (self._writes, self.store.query(sql.DATA_VERSION)[0][0])
+    # -- the in-memory legs (vectors.py, bm25.py) ------------------------------------------
+    def _key(self) -> tuple:
+        """What the kept legs were built from: commits here, and ``PRAGMA data_version``,
+        which changes when another connection commits."""
+        return (self._writes, self.store.query(sql.DATA_VERSION)[0][0])
+
+    def _kept_now(self, name: str, key: tuple) -> tuple[bool, object]:
         kept = self._kept.get(name)
-        if kept is not None and kept[0] == key:
-            return kept[1]  # type: ignore[return-value]
+        return (True, kept[1]) if kept is not None and kept[0] == key else (False, None)
+
+    def _keep(self, name: str, build: Callable[[], T]) -> T:
+        """``build()``, kept until the index changes (see ``_key``). While a warm-up is
+        under way (``warming``) a leg it has not loaded yet is not built here a second time:
+        the lexical leg is then None (FTS5 answers, with the same ranking), and so is the
+        vector leg of a library whose vec0 scan is quick (see ``VEC0_WHILE_WARMING``);
+        a larger library's query finishes the warm-up instead."""
+        key = self._key()
+        found, value = self._kept_now(name, key)
+        if found:
+            return value  # type: ignore[return-value]
+        if self._warm is not None or self.warm_pending:
+            if name == "lexical" or self.counts()[1] <= VEC0_WHILE_WARMING:
+                return None  # type: ignore[return-value]
+            for _ in self._warm or ():
+                if self._kept_now(name, key)[0]:
+                    break
+            found, value = self._kept_now(name, key)
+            if found:
+                return value  # type: ignore[return-value]
+        t0 = time.perf_counter()
         value = build()
+        self.load_ms[f"{name}_on_query"] = _ms_since(t0)
         self._kept[name] = (key, value)
         return value
 
@@ -261,10 +304,9 @@ class Index:
         return self._keep("vectors", self._build_matrix)
 
     def _build_matrix(self) -> VectorMatrix | None:
-        _, chunks = self.counts()
-        if not vectors.fits(chunks, self.provenance.dim):
-            return None
-        return self._read_matrix(chunks)
+        for _ in self._matrix_steps(self._key()):
+            pass
+        return self._kept["vectors"][1]  # type: ignore[return-value]
 
     def lexical_index(self) -> LexicalIndex | None:
         """Chunk lengths for the in-memory BM25 (bm25.py), whose postings fill as queries use
@@ -281,26 +323,107 @@ class Index:
         return LexicalIndex.from_fts5(ids, bytes.fromhex(sizes or ""), averages[0][0] if averages else b"",
                                       sql.FTS_COLUMNS)
 
-    def _read_matrix(self, expected: int) -> VectorMatrix:
-        dim = self.provenance.dim
+    def warm_steps(self) -> Iterator[str]:
+        """Loads both in-memory legs in small steps, naming each as it is done ("lexical",
+        "vectors", "terms"): the page's worker runs one step at a time while it is idle, so
+        the first query a person types does not pay for the load, and a query arriving
+        meanwhile is answered between two steps (see ``_keep``). Last come the postings of
+        the library's most common terms (bm25.py's ``common_terms``): the costliest to read
+        on first use, and the likeliest to be asked. A write in between makes what was
+        loaded stale, and it is then loaded again on first use, as without a warm-up."""
+        self.warm_pending = False
+        if self._warm is not None:
+            return  # one warm-up at a time
+        mine = self._warm = self._warming()
         try:
-            m = VectorMatrix.from_vec0_blocks(self._vector_blocks(), dim, expected)
-            if len(m) == expected:
-                return m
-        except (StorageError, ValueError):
-            pass  # another vec0 layout: read it the portable way
-        return VectorMatrix.from_rows(self.store.query(sql.ALL_VECTORS), dim)
+            yield from mine
+        finally:
+            if self._warm is mine:
+                self._warm = None
 
-    def _vector_blocks(self, per_page: int = 16) -> Iterator[tuple]:
-        """sqlite-vec's blocks of 1,024 vectors, a few at a time."""
+    def stop_warming(self) -> None:
+        """Ends the warm-up under way, if any (a write or another library makes it moot)."""
+        warm, self._warm = self._warm, None
+        self.warm_pending = False
+        if warm is not None:
+            warm.close()
+
+    def _warming(self) -> Iterator[str]:
+        t0 = time.perf_counter()
+        key = self._key()
+        found, lexicon = self._kept_now("lexical", key)
+        if not found:
+            t1 = time.perf_counter()
+            lexicon = self._build_lexical()
+            self._kept["lexical"] = (key, lexicon)
+            self.load_ms["lexical"] = _ms_since(t1)
+            yield "lexical"
+        if not self.mismatch and not self._kept_now("vectors", key)[0]:
+            yield from self._matrix_steps(key)
+        if lexicon is not None:
+            t1 = time.perf_counter()
+            self.store.execute_script(sql.FTS_TERMS_TABLE)
+            terms = yield from lexicon.common_terms(
+                lambda after: self.store.query(sql.FTS_TERM_COUNTS, (after, COMMON_TERMS_PAGE)))
+            for term in terms:
+                if self._key() != key:
+                    return  # the library changed: what would be read now is another's
+                lexicon.preload(term, self.store.query(sql.FTS_TERM_INSTANCES, (term,))[0][0])
+                yield "terms"
+            self.load_ms["terms"] = _ms_since(t1)
+        self.load_ms["warm_up"] = _ms_since(t0)
+
+    def _matrix_steps(self, key: tuple) -> Iterator[str]:
+        """The vector matrix read a few of vec0's blocks at a time, then finished in steps;
+        kept under ``key`` (the index as it was when the read began)."""
+        t0 = time.perf_counter()
+        _, chunks = self.counts()
+        dim = self.provenance.dim
+        if not vectors.fits(chunks, dim):
+            self._kept["vectors"] = (key, None)
+            return
+        builder = MatrixBuilder(dim, chunks)
+        try:
+            for page in self._vector_pages(WARM_BLOCKS):
+                for block in page:
+                    builder.add(*vec0_block(block[1:], dim))
+                yield "vectors"
+            yield from ("vectors" for _ in builder.finishing())
+            m = builder.matrix
+        except (StorageError, ValueError):
+            m = None  # another vec0 layout: read it the portable way
+        if m is None or len(m) != chunks:
+            m = VectorMatrix.from_rows(self.store.query(sql.ALL_VECTORS), dim)
+        self._kept["vectors"] = (key, m)
+        self.load_ms["vectors"] = _ms_since(t0)
+
+    def search_state(self) -> dict:
+        """Whether the in-memory legs are loaded: "warming" (a warm-up is under way; queries
+        are answered meanwhile), "ready", or "cold" (the next query loads them)."""
+        if self._warm is not None or self.warm_pending:
+            state = WARMING
+        else:
+            key = self._key()
+            loaded = self._kept_now("lexical", key)[0] and (self.mismatch or self._kept_now("vectors", key)[0])
+            state = READY if loaded else COLD
+        return {"state": state, "message": SEARCH_MESSAGES.get(state), "load_ms": dict(self.load_ms)}
+
+    def _vector_pages(self, per_page: int = 16) -> Iterator[list]:
+        """sqlite-vec's blocks of 1,024 vectors, ``per_page`` blocks per statement."""
         last = -1
         while True:
             page = self.store.query(sql.VECTOR_BLOCKS, (last, per_page))
-            for row in page:
-                yield row[1:]
+            if page:
+                yield page
             if len(page) < per_page:
                 return
             last = page[-1][0]
+
+    def _vector_blocks(self, per_page: int = 16) -> Iterator[tuple]:
+        """sqlite-vec's blocks, one at a time (see ``vectors.vec0_block``)."""
+        for page in self._vector_pages(per_page):
+            for row in page:
+                yield row[1:]
 
     def integrity(self) -> str:
         return str(self.store.query("PRAGMA integrity_check")[0][0])

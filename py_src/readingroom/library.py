@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Callable, Sequence
 
@@ -91,10 +92,22 @@ class Library:
 
     def warm(self) -> int:
         """Load what the first query would otherwise load (the vector matrix, the chunk
-        lengths of the in-memory BM25); returns the matrix's rows."""
-        self.index.lexical_index()
+        lengths of the in-memory BM25, the postings of the commonest terms); returns the
+        matrix's rows."""
+        for _ in self.index.warm_steps():
+            pass
         m = self.index.vector_matrix()
         return len(m) if m is not None else 0
+
+    async def warm_in_background(self) -> None:
+        """``warm``, one step at a time, giving the event loop back between steps: in the
+        page's worker, calls that arrive meanwhile (a query, status) run between two steps."""
+        steps = self.index.warm_steps()
+        try:
+            for _ in steps:
+                await asyncio.sleep(0)
+        finally:
+            steps.close()
 
     def merge_bundle(self, schema: str, version: str) -> Merged:
         """Make the index attached as ``schema`` this library's bundled set (see bundle.py)."""
@@ -141,6 +154,7 @@ class Library:
             "storage": self.index.store.kind,
             "unfinished": list(self.index.unfinished_at_open),
             "bundle_version": _bundle.bundle_version(self.index),
+            "search": self.index.search_state(),
         }
 
     def close(self) -> None:

@@ -214,6 +214,13 @@ USING fts5vocab(main, chunks_fts, instance)
 FTS_TERM_INSTANCES = """
 SELECT group_concat(doc * 2 + (col = 'heading'), ' ') FROM temp.chunks_fts_instances WHERE term = ?
 """
+# Every term with the number of chunks holding it, in term order, a page at a time after ?1
+# (FTS5 reads these from its index's doclists; nothing is sorted): the most common terms are
+# preloaded while a library opens (bm25.py ``common_terms``).
+FTS_TERMS_TABLE = """
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_terms USING fts5vocab(main, chunks_fts, row)
+"""
+FTS_TERM_COUNTS = "SELECT term, doc FROM temp.chunks_fts_terms WHERE term > ?1 ORDER BY term LIMIT ?2"
 FTS_COLUMNS = 2
 # Tokens per column of every chunk (docsize's sz: one varint per column), and the
 # averages record (row count, then total tokens per column): bm25()'s D, N and avgdl.

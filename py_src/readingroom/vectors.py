@@ -39,7 +39,7 @@ never exist as one float32 matrix.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -106,37 +106,12 @@ class VectorMatrix:
                     expected: int) -> "VectorMatrix":
         """From ``(ids, float32 rows)`` blocks, holding only one block of floats at a time
         when the library is too large to keep them; ``expected`` rows are allotted."""
-        keep_rows = expected * dim * 4 <= MAX_FLOAT_BYTES
-        ids = np.zeros(expected, np.int64)
-        rows = np.zeros((expected, dim), np.float32) if keep_rows else None
-        codes = None if keep_rows else np.zeros((expected, dim), np.int8)
-        scales = None if keep_rows else np.zeros(expected, np.float32)
-        total = np.zeros(dim, np.float64)
-        at = 0
+        builder = MatrixBuilder(dim, expected)
         for block_ids, block in blocks:
-            block = _normalised(np.asarray(block, dtype=np.float32).reshape(len(block_ids), dim))
-            end = at + len(block_ids)
-            if end > expected:
-                raise ValueError(f"more than the {expected} vectors expected")
-            ids[at:end] = block_ids
-            if rows is not None:
-                rows[at:end] = block
-            else:
-                codes[at:end], scales[at:end] = _int8(block)
-            total += block.sum(axis=0, dtype=np.float64)
-            at = end
-        ids = ids[:at]
-        rows, codes, scales = (a[:at] if a is not None else None for a in (rows, codes, scales))
-        if np.any(ids[1:] <= ids[:-1]):
-            order = np.argsort(ids, kind="stable")
-            ids = ids[order]
-            rows, codes, scales = (a[order] if a is not None else None for a in (rows, codes, scales))
-        m = cls(ids, rows, codes, scales)
-        if at < BINARY_FROM:
-            return m
-        centre = (total / at).astype(np.float32)
-        bits = np.concatenate([_bits(m._dense(slice(i, i + _BLOCK)), centre) for i in range(0, at, _BLOCK)])
-        return cls(ids, rows, codes, scales, bits, centre)
+            builder.add(block_ids, block)
+        for _ in builder.finishing():
+            pass
+        return builder.matrix
 
     @classmethod
     def from_rows(cls, rows: Iterable[tuple[int, bytes]], dim: int) -> "VectorMatrix":
@@ -149,15 +124,8 @@ class VectorMatrix:
     @classmethod
     def from_vec0_blocks(cls, blocks: Iterable[tuple[int, bytes, bytes, bytes]], dim: int,
                          expected: int) -> "VectorMatrix":
-        """From sqlite-vec 0.1's shadow tables: per block of ``size`` slots, a validity bitmap
-        (bit i, least significant first, set when slot i holds a vector), the slots' rowids
-        as int64, and their vectors as ``size * dim`` float32."""
-        def valid_rows():
-            for size, validity, rowids, vectors in blocks:
-                valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
-                yield (np.frombuffer(rowids, dtype=np.int64)[:size][valid],
-                       np.frombuffer(vectors, dtype=np.float32).reshape(-1, dim)[:size][valid])
-        return cls.from_blocks(valid_rows(), dim, expected)
+        """From sqlite-vec 0.1's shadow tables (see ``vec0_block``)."""
+        return cls.from_blocks((vec0_block(b, dim) for b in blocks), dim, expected)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -231,6 +199,67 @@ class VectorMatrix:
             exact_sims = _normalised(np.asarray(stored, dtype=np.float32)) @ q
             best = best_first(exact_sims, head, len(head)) + best[EXACT_RESCORE:]
         return best[:n]
+
+
+def vec0_block(block: tuple[int, bytes, bytes, bytes], dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """One block of sqlite-vec 0.1's shadow tables as ``(ids, float32 rows)`` of its used
+    slots: ``size`` slots, a validity bitmap (bit i, least significant first, set when slot
+    i holds a vector), the slots' rowids as int64, and their vectors as ``size * dim`` float32."""
+    size, validity, rowids, vectors = block
+    valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
+    return (np.frombuffer(rowids, dtype=np.int64)[:size][valid],
+            np.frombuffer(vectors, dtype=np.float32).reshape(-1, dim)[:size][valid])
+
+
+class MatrixBuilder:
+    """A ``VectorMatrix`` made a block at a time (``add``), then finished in steps
+    (``finishing``): the page's worker loads a large library between other work this way,
+    answering a query between two steps instead of after the whole load."""
+
+    def __init__(self, dim: int, expected: int):
+        self.dim, self.expected = dim, expected
+        keep_rows = expected * dim * 4 <= MAX_FLOAT_BYTES
+        self.ids = np.zeros(expected, np.int64)
+        self.rows = np.zeros((expected, dim), np.float32) if keep_rows else None
+        self.codes = None if keep_rows else np.zeros((expected, dim), np.int8)
+        self.scales = None if keep_rows else np.zeros(expected, np.float32)
+        self.total = np.zeros(dim, np.float64)
+        self.at = 0
+        self.matrix: VectorMatrix | None = None  # set once ``finishing`` is done
+
+    def add(self, block_ids: np.ndarray, block: np.ndarray) -> None:
+        """Rows in any order, not yet normalised."""
+        block = _normalised(np.asarray(block, dtype=np.float32).reshape(len(block_ids), self.dim))
+        at, end = self.at, self.at + len(block_ids)
+        if end > self.expected:
+            raise ValueError(f"more than the {self.expected} vectors expected")
+        self.ids[at:end] = block_ids
+        if self.rows is not None:
+            self.rows[at:end] = block
+        else:
+            self.codes[at:end], self.scales[at:end] = _int8(block)
+        self.total += block.sum(axis=0, dtype=np.float64)
+        self.at = end
+
+    def finishing(self) -> Iterator[None]:
+        """Sorts by id and makes the binary codes, one block of rows per step."""
+        at = self.at
+        ids = self.ids[:at]
+        rows, codes, scales = (a[:at] if a is not None else None for a in (self.rows, self.codes, self.scales))
+        if np.any(ids[1:] <= ids[:-1]):
+            order = np.argsort(ids, kind="stable")
+            ids = ids[order]
+            rows, codes, scales = (a[order] if a is not None else None for a in (rows, codes, scales))
+        m = VectorMatrix(ids, rows, codes, scales)
+        if at >= BINARY_FROM:
+            centre = (self.total / at).astype(np.float32)
+            words = (-(-self.dim // 8) + 7) // 8  # bytes per row, padded to whole uint64 words
+            bits = np.zeros((at, words), np.uint64)
+            for i in range(0, at, _BLOCK):
+                yield
+                bits[i : i + _BLOCK] = _bits(m._dense(slice(i, i + _BLOCK)), centre)
+            m = VectorMatrix(ids, rows, codes, scales, bits, centre)
+        self.matrix = m
 
 
 def best_first(values: np.ndarray, ids: np.ndarray, n: int) -> list[tuple[int, float]]:

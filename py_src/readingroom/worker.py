@@ -8,10 +8,11 @@ show the message as it is.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
-from ._compat import report_progress
+from ._compat import IN_PYODIDE, report_progress
 from .errors import BadInput, ReadingRoomError
 from .ingest import NewDocument
 from .library import Library
@@ -45,6 +46,7 @@ async def open(config_json: str) -> str:  # noqa: A001 - the worker's verb
     global _library, _latest_query
     _latest_query = 0  # query ids count within one open library; none is pending across it
     config = json.loads(config_json or "{}")
+    _stop_warming()  # the previous library's warm-up must not read the new one's tables
     try:
         if "path" in config:
             _library = Library.open(config["path"])
@@ -52,7 +54,48 @@ async def open(config_json: str) -> str:  # noqa: A001 - the worker's verb
             _library = Library.open(storage_kind=config.get("storage", "memory"))
     except ReadingRoomError as e:
         return _error(e)
+    _start_warming()
     return _dump(_library.status())
+
+
+_warming: asyncio.Task | None = None
+# In the page the worker's event loop lives as long as the worker; natively each call runs
+# in its own asyncio.run, which would cancel a background task as it returns.
+BACKGROUND_WARM = IN_PYODIDE
+
+
+def _start_warming(restart: bool = True) -> None:
+    """Load the search's in-memory legs in the background (``Library.warm_in_background``),
+    now that the worker is idle, so the first query does not pay for them; status() says
+    "warming" meanwhile. ``restart``: after a write, a warm-up under way is loading what is
+    no longer there, so it starts again. A failure here is not reported: the first query
+    loads the legs again and reports what goes wrong then."""
+    global _warming
+    if not BACKGROUND_WARM:
+        return
+    if _warming is not None and not _warming.done():
+        if not restart:
+            return
+        _stop_warming()
+    library = _lib()
+    library.index.warm_pending = True  # status() says "warming" from now on
+
+    async def run() -> None:
+        try:
+            await library.warm_in_background()
+        except Exception:  # noqa: BLE001 - see the docstring
+            pass
+
+    _warming = asyncio.ensure_future(run())
+
+
+def _stop_warming() -> None:
+    global _warming
+    if _warming is not None:
+        _warming.cancel()
+        _warming = None
+    if _library is not None:
+        _library.index.stop_warming()
 
 
 async def add_documents(docs_json: str) -> str:
@@ -66,6 +109,7 @@ async def add_documents(docs_json: str) -> str:
         outcomes = await _lib().add(docs, progress=_progress, cancelled=lambda: _cancelled_ingest)
     except ReadingRoomError as e:
         return _error(e)
+    _start_warming()  # the legs follow the new documents before the next query, not during it
     return _dump({"documents": [o.to_dict() for o in outcomes], "status": _lib().status()})
 
 
@@ -78,6 +122,7 @@ async def reindex() -> str:
         done = await _lib().reindex(progress=_progress, cancelled=lambda: _cancelled_ingest)
     except ReadingRoomError as e:
         return _error(e)
+    _start_warming()
     return _dump({"reindexed": done.to_dict(), "status": _lib().status()})
 
 
@@ -92,9 +137,14 @@ async def neighbours(chunk_id: int, before: int = 1, after: int = 1) -> str:
 
 
 async def warm() -> str:
-    """Load the vector matrix now (after open, while the user types), not on the first query."""
+    """Start loading the search's in-memory legs in the background if nothing is loading
+    them (``open`` starts it too); returns at once with status()'s ``search``."""
     try:
-        return _dump({"vectors": _lib().warm()})
+        if BACKGROUND_WARM:
+            _start_warming(restart=False)
+        else:
+            _lib().warm()
+        return _dump({"search": _lib().index.search_state()})
     except ReadingRoomError as e:
         return _error(e)
 
@@ -106,6 +156,7 @@ async def merge_bundle(schema: str, version: str) -> str:
         merged = _lib().merge_bundle(str(schema), str(version))
     except ReadingRoomError as e:
         return _error(e)
+    _start_warming()
     return _dump({"merged": merged.to_dict(), "status": _lib().status()})
 
 
@@ -182,7 +233,9 @@ def cancel_queries_before(query_id: int) -> None:
 
 async def delete_document(doc_id: int) -> str:
     try:
-        return _dump({"deleted": _lib().delete(int(doc_id)), "status": _lib().status()})
+        deleted = _lib().delete(int(doc_id))
+        _start_warming()
+        return _dump({"deleted": deleted, "status": _lib().status()})
     except ReadingRoomError as e:
         return _error(e)
 

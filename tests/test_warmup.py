@@ -1,0 +1,140 @@
+"""The search's in-memory legs load in steps after a library opens; queries meanwhile get
+the same answers, status says "warming", and a write during the warm-up is never hidden."""
+
+import json
+
+import numpy as np
+import pytest
+
+from helpers import SCIFACT, run
+from readingroom import bm25, index as index_module, sql, worker
+from readingroom._compat._not_in_pyodide import open_store
+from readingroom.index import Index, Provenance
+from readingroom.records import Chunk, Filters
+from readingroom.search import lexical_candidates, vector_candidates
+
+DIM = 16
+QUERIES = ["cancer cells in the blood", "the of and", "vitamin D deficiency", "protein folding"]
+
+
+def _texts(n: int) -> list[str]:
+    lines = (SCIFACT / "corpus.jsonl").read_text("utf-8").splitlines()[:n]
+    return [f"{d['title']}\n\n{d['text']}" for d in map(json.loads, lines)]
+
+
+def _add(idx: Index, i: int, text: str, vec: np.ndarray) -> None:
+    idx.replace_document(name=f"d{i}", doc_type="txt", content_hash=str(i), size=len(text), meta={},
+                         chunks=[Chunk(0, text, 0, len(text), (), None, 10)], vectors=vec[None, :],
+                         text_hashes=[str(i)])
+
+
+@pytest.fixture
+def library():
+    idx = Index(open_store(":memory:"), Provenance(model_id="test-model", dim=DIM))
+    rng = np.random.default_rng(5)
+    for i, text in enumerate(_texts(400)):
+        _add(idx, i, text, rng.standard_normal(DIM).astype(np.float32))
+    yield idx, rng
+    idx.store.close()
+
+
+def _answers(idx: Index, rng_seed: int = 9) -> list:
+    """Both legs' candidates for a few queries, through whatever the index holds now."""
+    q = np.random.default_rng(rng_seed).standard_normal((len(QUERIES), DIM)).astype(np.float32)
+    out = []
+    for text, qvec in zip(QUERIES, q):
+        vec = vector_candidates(idx.store, qvec, 20, Filters(), idx.vector_matrix())
+        lex = lexical_candidates(idx.store, text, 20, Filters(), idx.lexical_index())
+        out.append(([c for c, _ in vec], np.round([s for _, s in vec], 5).tolist(), lex))
+    return out
+
+
+def test_queries_during_the_warm_up_get_the_answers_after_it(library):
+    idx, _ = library
+    assert idx.search_state()["state"] == "cold"
+    steps = idx.warm_steps()
+    assert next(steps) == "lexical"
+    assert idx.search_state()["state"] == "warming"
+    assert idx.lexical_index() is not None  # loaded first: from here on BM25 is in memory
+    assert idx.vector_matrix() is None  # not loaded yet, and not loaded twice: vec0 answers
+    during = _answers(idx)
+    assert list(steps)[-1] == "terms"
+    state = idx.search_state()
+    assert state["state"] == "ready" and state["message"] is None
+    assert {"lexical", "vectors", "terms", "warm_up"} <= set(state["load_ms"])
+    assert idx.vector_matrix() is not None
+    assert _answers(idx) == during
+
+
+def test_the_commonest_terms_are_preloaded(library, monkeypatch):
+    idx, _ = library
+    monkeypatch.setattr(bm25, "PRELOAD_TERMS", 40)
+    monkeypatch.setattr(index_module, "COMMON_TERMS_PAGE", 300)  # several pages of the vocabulary
+    for _ in idx.warm_steps():
+        pass
+    kept = idx.lexical_index()._postings
+    idx.store.execute_script(sql.FTS_TERMS_TABLE)
+    counts = [c for _, c in idx.store.query("SELECT term, doc FROM temp.chunks_fts_terms ORDER BY doc DESC")]
+    assert len(kept) == 40 and "the" in kept and "of" in kept
+    assert sorted((len(p) for p, _ in kept.values()), reverse=True) == counts[:40]
+    # Preloaded postings are the ones a query would have read: same ranking as FTS5's.
+    assert lexical_candidates(idx.store, "the of and", 30, Filters(), idx.lexical_index()) == \
+        lexical_candidates(idx.store, "the of and", 30, Filters())
+
+
+def test_a_large_library_finishes_the_warm_up_for_its_query(library, monkeypatch):
+    idx, _ = library
+    monkeypatch.setattr(index_module, "VEC0_WHILE_WARMING", 0)  # as if vec0 were read from OPFS
+    steps = idx.warm_steps()
+    next(steps)
+    m = idx.vector_matrix()
+    assert m is not None and len(m) == 400  # the query loaded the rest of the matrix itself
+    assert idx.search_state()["state"] == "warming"  # the terms are still to come
+    assert set(steps) == {"terms"}
+    assert idx.vector_matrix() is m and idx.search_state()["state"] == "ready"
+
+
+def test_a_write_during_the_warm_up_is_not_hidden(library):
+    idx, rng = library
+    steps = idx.warm_steps()
+    next(steps), next(steps)
+    _add(idx, 999, "zyxwv quokka", rng.standard_normal(DIM).astype(np.float32))
+    for _ in steps:
+        pass
+    assert idx.search_state()["state"] == "cold"  # what was loaded is stale: the next query reloads
+    assert 401 in idx.vector_matrix().ids
+    assert [c for c, _ in lexical_candidates(idx.store, "quokka", 5, Filters(), idx.lexical_index())] == [401]
+    assert idx.search_state()["state"] == "ready"
+
+
+def test_a_new_warm_up_replaces_a_stopped_one(library):
+    idx, _ = library
+    first = idx.warm_steps()
+    next(first)
+    idx.stop_warming()
+    assert idx.search_state()["state"] == "cold"
+    assert list(first) == []  # stopped: it loads nothing more
+    second = list(idx.warm_steps())
+    assert "vectors" in second and idx.search_state()["state"] == "ready"
+
+
+def test_the_worker_warms_in_the_background_and_answers_meanwhile(monkeypatch, tmp_path):
+    from contract import CORPUS
+
+    monkeypatch.setattr(worker, "BACKGROUND_WARM", True)
+
+    async def session() -> tuple:
+        await worker.open(json.dumps({"path": str(tmp_path / "lib.sqlite")}))
+        added = json.loads(await worker.add_documents(json.dumps(CORPUS)))
+        assert added["status"]["search"]["state"] == "warming"
+        during = json.loads(await worker.query("breast cancer gene"))
+        await worker._warming
+        after = json.loads(await worker.status())
+        again = json.loads(await worker.query("breast cancer gene"))
+        return during, after, again
+
+    during, after, again = run(session())
+    assert after["search"]["state"] == "ready"
+    assert during["results"][0]["doc_name"] == "genetics.md"
+    assert [(r["doc_name"], round(r["score"], 5)) for r in during["results"]] == \
+        [(r["doc_name"], round(r["score"], 5)) for r in again["results"]]
