@@ -192,6 +192,92 @@ function counted(stream, onBytes) {
   };
 }
 
+/**
+ * The input's first bytes in one chunk of at least 100 (unless the file is shorter): the SQLite
+ * header, whose page size and page count tell how much of the file must end up stored. (It also
+ * spares importDb its check for a first chunk under 15 bytes, which reads the pool file's own
+ * header instead of the database's.)
+ */
+async function leadingChunk(input) {
+  const parts = [];
+  let size = 0;
+  for (let chunk = await input.next(); chunk; chunk = size < 100 ? await input.next() : undefined) {
+    parts.push(chunk);
+    size += chunk.byteLength;
+  }
+  if (parts.length <= 1) return parts[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
+
+/**
+ * {pageSize, pages}: the pages a whole file of `bytes` bytes with this header holds (SQLite's own
+ * rule in lockBtree), or null when the header has no valid page size.
+ */
+function expectedPages(header, bytes) {
+  const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
+  const raw = view.getUint16(16);
+  const pageSize = raw === 1 ? 65536 : raw;
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return null; // not a page size: checkIndex says so
+  const inFile = Math.floor(bytes / pageSize);
+  const inHeader = view.getUint32(28);
+  // The header's count is valid when its version-valid-for number matches the change counter.
+  const valid = inHeader > 0 && view.getUint32(24) === view.getUint32(92);
+  return { pageSize, pages: valid ? Math.min(inHeader, inFile) : inFile };
+}
+
+const size = (n) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : `${Math.round(n / 1e6)} MB`);
+
+/** The error for a file the browser did not store whole: no room left for this site's files. */
+function noRoom(stored, total) {
+  const kept = stored == null ? '' : `it kept ${size(stored)} of the ${size(total)} file, then `;
+  return importError(
+    `the browser has no room to store this ${size(total)} index: ${kept}refused to store more for this site. ` +
+      'Free some disk space, or, in a private (incognito) window, which keeps site files in memory ' +
+      '(about 1.5 GB at most), open Reading Room in a normal window and import it there. ' +
+      'Your library is unchanged.',
+    'storage',
+  );
+}
+
+/**
+ * Throws unless the pool file `name` holds every page of the imported file.
+ *
+ * Chromium's FileSystemSyncAccessHandle.write() does not throw when the site's storage is full
+ * (over its quota, or past the ~1.5 GB an incognito profile keeps in memory): it returns
+ * 2^32 - 8 (its "no space" error code as a byte count) and writes nothing, and importDb ignores
+ * write()'s result. The import then "succeeds" with a truncated file, which SQLite reports as
+ * SQLITE_CORRUPT (the header promises more pages than the file has). With writable_schema on,
+ * SQLite opens it anyway and page_count says how many pages are really there.
+ */
+function checkStored(pool, name, header, bytes) {
+  const expected = expectedPages(header, bytes);
+  if (!expected) return;
+  let stored;
+  const probe = new pool.OpfsSAHPoolDb(name);
+  try {
+    probe.exec('PRAGMA writable_schema = ON');
+    stored = probe.selectValue('PRAGMA page_count');
+  } catch {
+    return; // not readable at all: checkIndex says so
+  } finally {
+    probe.close();
+  }
+  if (stored < expected.pages) throw noRoom(stored * expected.pageSize, bytes);
+}
+
+/** Throws a storage error before writing when the browser already says the file will not fit. */
+async function checkRoom(total) {
+  if (!total || typeof navigator.storage?.estimate !== 'function') return;
+  const { quota, usage } = await navigator.storage.estimate().catch(() => ({}));
+  if (quota != null && usage != null && quota - usage < total) throw noRoom(null, total);
+}
+
 /** Stream -> a new pool file, opened and checked. Nothing is replaced yet. */
 async function importIntoPool(store, source, onBytes, onCheck) {
   const { pool } = store;
@@ -202,17 +288,28 @@ async function importIntoPool(store, source, onBytes, onCheck) {
   const input = counted(source.stream, onBytes);
   let db;
   try {
+    await checkRoom(source.total);
     // importDb with a callback writes chunk by chunk: the file never has to fit in memory.
     // It checks the header and the size (whole pages) itself.
+    const header = await leadingChunk(input);
+    let first = header;
     try {
-      await pool.importDb(name, () => input.next());
+      await pool.importDb(name, () => {
+        if (!first) return input.next();
+        const chunk = first;
+        first = undefined;
+        return chunk;
+      });
     } catch (err) {
-      throw err.type ? err : importError(`the file is not an SQLite database (${err.message})`);
+      if (err.type) throw err;
+      if (err.name === 'QuotaExceededError') throw noRoom(null, source.total ?? input.bytes);
+      throw importError(`the file is not an SQLite database (${err.message})`);
     }
     if (source.total != null && input.bytes !== source.total) {
       throw importError(`got ${input.bytes} bytes where ${source.total} were announced`, 'incomplete');
     }
     onCheck();
+    checkStored(pool, name, header, input.bytes);
     db = new pool.OpfsSAHPoolDb(name);
     checkIndex(db);
     return { db, name };
