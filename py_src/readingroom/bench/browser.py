@@ -6,8 +6,10 @@ import, Orama) on 127.0.0.1 and talks to the page only through ``window.readingr
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -37,7 +39,11 @@ def publish(path: Path, name: str) -> str:
     target = _build_module().DIST / "bench" / name
     target.parent.mkdir(parents=True, exist_ok=True)
     if not target.exists() or target.stat().st_size != path.stat().st_size:
-        shutil.copyfile(path, target)
+        target.unlink(missing_ok=True)
+        try:
+            os.link(path, target)  # a 2.6 GB index need not be copied on the same file system
+        except OSError:
+            shutil.copyfile(path, target)
     return f"bench/{name}"
 
 
@@ -69,6 +75,67 @@ def open_app(browser, url: str, timeout_ms: int = 180_000):
     page.goto(url)
     ms = ready_ms(page, timeout_ms)
     return ctx, page, ms
+
+
+@contextmanager
+def normal_profile(browser, url: str, timeout_ms: int = 180_000):
+    """(context, page, ms) like ``open_app``, but in a profile on disk, as a person's browser has.
+
+    ``open_app``'s contexts are off the record, and Chromium keeps an off-the-record site's
+    files (OPFS) in memory, at most about 1.5 GB: a larger index cannot be imported there (see
+    tests/browser/test_import_room.py). The profile directory is removed afterwards.
+    """
+    profile = tempfile.mkdtemp(prefix="readingroom-profile-")
+    ctx = browser.browser_type.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS,
+                                                         headless=True)
+    try:
+        page = ctx.pages[0] if ctx.pages else ctx.new_page()
+        page.goto(url)
+        yield ctx, page, ready_ms(page, timeout_ms), profile
+    finally:
+        ctx.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _proc(pid: int, name: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/{name}").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def renderer_memory(profile: str) -> dict:
+    """Memory of the renderer processes of the Chromium that runs with this profile: the tab, its
+    workers (threads of the same process) and its service worker. ``pss_bytes`` (proportional
+    set size: shared pages split among the processes) is the figure for "the tab's memory";
+    resident (now, peak) per process beside it. Linux only (/proc); {} elsewhere."""
+    pids = [int(p) for p in os.listdir("/proc") if p.isdigit()] if os.path.isdir("/proc") else []
+    stats = {p: _proc(p, "stat") for p in pids}
+    parent = {p: int(st.rsplit(")", 1)[-1].split()[1]) for p, st in stats.items() if st}
+    roots = {p for p in parent if f"--user-data-dir={profile}" in _proc(p, "cmdline").replace("\0", " ")}
+
+    def under(p: int) -> bool:
+        while p > 1:
+            if p in roots:
+                return True
+            p = parent.get(p, 0)
+        return False
+
+    out = {"pss_bytes": 0, "rss_bytes": 0, "peak_rss_bytes": 0, "processes": []}
+    for p in pids:
+        cmdline = _proc(p, "cmdline")
+        if "--type=renderer" not in cmdline or not under(p):
+            continue
+        status = dict(line.split(":", 1) for line in _proc(p, "status").splitlines() if ":" in line)
+        rollup = dict(line.split(":", 1) for line in _proc(p, "smaps_rollup").splitlines()[1:] if ":" in line)
+        kb = lambda fields, k: int(fields.get(k, "0 kB").split()[0]) * 1024  # noqa: E731
+        # Pss shares each page among the processes that map it, so the sum counts it once.
+        proc = {"pss_bytes": kb(rollup, "Pss"), "rss_bytes": kb(status, "VmRSS"),
+                "peak_rss_bytes": kb(status, "VmHWM"), "extension": "--extension-process" in cmdline}
+        for k in ("pss_bytes", "rss_bytes", "peak_rss_bytes"):
+            out[k] += proc[k]
+        out["processes"].append(proc)
+    return out if out["processes"] else {}
 
 
 def ready_ms(page, timeout_ms: int = 180_000) -> float:
