@@ -231,16 +231,26 @@ function expectedPages(header, bytes) {
   return { pageSize, pages: valid ? Math.min(inHeader, inFile) : inFile };
 }
 
-const size = (n) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : `${Math.round(n / 1e6)} MB`);
+const sizeText = (n) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : `${Math.round(n / 1e6)} MB`);
 
 /** The error for a file the browser did not store whole: no room left for this site's files. */
 function noRoom(stored, total) {
-  const kept = stored == null ? '' : `it kept ${size(stored)} of the ${size(total)} file, then `;
+  const kept = stored == null ? '' : `: it stored ${sizeText(stored)} of it, then refused more`;
   return importError(
-    `the browser has no room to store this ${size(total)} index: ${kept}refused to store more for this site. ` +
-      'Free some disk space, or, in a private (incognito) window, which keeps site files in memory ' +
-      '(about 1.5 GB at most), open Reading Room in a normal window and import it there. ' +
+    `the browser has no room left to store this ${sizeText(total)} index for this site${kept}. ` +
+      'Free some disk space and try again; in a private (incognito) window, which keeps site files ' +
+      'in memory (about 1.5 GB at most), open Reading Room in a normal window and import it there. ' +
       'Your library is unchanged.',
+    'storage',
+  );
+}
+
+/** The error for a file too large for the in-memory database (no OPFS here). */
+function noMemory(total) {
+  return importError(
+    `this ${sizeText(total)} index does not fit in the page's memory, where this window keeps the library ` +
+      "(it has no private file system for the site's files). Open Reading Room in a normal window of a " +
+      'browser with the Origin Private File System and import it there. Your library is unchanged.',
     'storage',
   );
 }
@@ -406,7 +416,14 @@ async function importIntoMemory(store, source, onBytes, onCheck) {
   // Copy straight into wasm memory when the size is known up front; otherwise gather first.
   const parts = [];
   let size = source.total ?? 0;
-  let ptr = size ? wasm.alloc(size) : 0;
+  const alloc = (n) => {
+    try {
+      return wasm.alloc(n);
+    } catch (err) {
+      throw err.name === 'WasmAllocError' ? noMemory(n) : err;
+    }
+  };
+  let ptr = size ? alloc(size) : 0;
   try {
     for (let chunk = await input.next(); chunk; chunk = await input.next()) {
       if (ptr && input.bytes <= size) wasm.heap8u().set(chunk, ptr + input.bytes - chunk.byteLength);
@@ -418,7 +435,7 @@ async function importIntoMemory(store, source, onBytes, onCheck) {
     if (!ptr) {
       size = input.bytes;
       if (size < 512) throw importError('the file is too small to be an SQLite database');
-      ptr = wasm.alloc(size);
+      ptr = alloc(size);
       let at = ptr;
       for (const part of parts.splice(0)) {
         wasm.heap8u().set(part, at);

@@ -97,47 +97,6 @@ def normal_profile(browser, url: str, timeout_ms: int = 180_000):
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def _proc(pid: int, name: str) -> str:
-    try:
-        return Path(f"/proc/{pid}/{name}").read_bytes().decode(errors="replace")
-    except OSError:
-        return ""
-
-
-def renderer_memory(profile: str) -> dict:
-    """Memory of the renderer processes of the Chromium that runs with this profile: the tab, its
-    workers (threads of the same process) and its service worker. ``pss_bytes`` (proportional
-    set size: shared pages split among the processes) is the figure for "the tab's memory";
-    resident (now, peak) per process beside it. Linux only (/proc); {} elsewhere."""
-    pids = [int(p) for p in os.listdir("/proc") if p.isdigit()] if os.path.isdir("/proc") else []
-    stats = {p: _proc(p, "stat") for p in pids}
-    parent = {p: int(st.rsplit(")", 1)[-1].split()[1]) for p, st in stats.items() if st}
-    roots = {p for p in parent if f"--user-data-dir={profile}" in _proc(p, "cmdline").replace("\0", " ")}
-
-    def under(p: int) -> bool:
-        while p > 1:
-            if p in roots:
-                return True
-            p = parent.get(p, 0)
-        return False
-
-    out = {"pss_bytes": 0, "rss_bytes": 0, "peak_rss_bytes": 0, "processes": []}
-    for p in pids:
-        cmdline = _proc(p, "cmdline")
-        if "--type=renderer" not in cmdline or not under(p):
-            continue
-        status = dict(line.split(":", 1) for line in _proc(p, "status").splitlines() if ":" in line)
-        rollup = dict(line.split(":", 1) for line in _proc(p, "smaps_rollup").splitlines()[1:] if ":" in line)
-        kb = lambda fields, k: int(fields.get(k, "0 kB").split()[0]) * 1024  # noqa: E731
-        # Pss shares each page among the processes that map it, so the sum counts it once.
-        proc = {"pss_bytes": kb(rollup, "Pss"), "rss_bytes": kb(status, "VmRSS"),
-                "peak_rss_bytes": kb(status, "VmHWM"), "extension": "--extension-process" in cmdline}
-        for k in ("pss_bytes", "rss_bytes", "peak_rss_bytes"):
-            out[k] += proc[k]
-        out["processes"].append(proc)
-    return out if out["processes"] else {}
-
-
 def ready_ms(page, timeout_ms: int = 180_000) -> float:
     """Milliseconds from navigation start to ``readingroom.ready`` resolving, measured in-page."""
     page.wait_for_function("() => window.readingroom !== undefined", timeout=timeout_ms)
@@ -183,34 +142,65 @@ class PeakMemory:
                 return
 
 
-def renderer_rss_mb() -> float | None:
-    """Summed RSS in MB of the Chromium renderer processes started by this process, or None."""
-    import os
-
+def _renderer_pids(profile: str | None = None) -> list[int]:
+    """Chromium renderer processes started by this process (through Playwright), or only those
+    of the Chromium that runs with ``profile``; [] where there is no /proc."""
     proc = Path("/proc")
     if not proc.is_dir():
-        return None
-    parents, renderers = {}, []
+        return []
+    parents, renderers, roots = {}, [], set()
     for d in proc.iterdir():
         if not d.name.isdigit():
             continue
         try:
             stat = (d / "stat").read_text()
             parents[int(d.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-            if b"--type=renderer" in (d / "cmdline").read_bytes():
-                renderers.append(int(d.name))
+            cmdline = (d / "cmdline").read_bytes()
         except (OSError, ValueError, IndexError):
             continue  # the process ended while we looked
-    me, total = os.getpid(), 0
+        if b"--type=renderer" in cmdline:
+            renderers.append(int(d.name))
+        if profile and f"--user-data-dir={profile}".encode() in cmdline:
+            roots.add(int(d.name))
+    top = roots or {os.getpid()}
+    out = []
     for pid in renderers:
         p, seen = pid, 0
-        while p > 1 and p != me and seen < 64:
+        while p > 1 and p not in top and seen < 64:
             p, seen = parents.get(p, 0), seen + 1
-        if p != me:
-            continue
+        if p in top:
+            out.append(pid)
+    return out
+
+
+def renderer_rss_mb() -> float | None:
+    """Summed RSS in MB of the Chromium renderer processes started by this process, or None."""
+    total = 0
+    for pid in _renderer_pids():
         try:
-            rss_pages = int((proc / str(pid) / "statm").read_text().split()[1])
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
         except (OSError, ValueError, IndexError):
             continue
-        total += rss_pages * os.sysconf("SC_PAGE_SIZE")
     return round(total / 2**20, 1) if total else None
+
+
+def renderer_memory(profile: str) -> dict:
+    """Memory of the renderer processes of the Chromium that runs with ``profile`` (see
+    ``normal_profile``): the tab, its workers (threads of the same process) and its service
+    worker. ``pss_bytes`` (proportional set size: a page shared by several processes is split
+    among them, so the sum counts it once) is the figure for "the tab's memory"; resident
+    memory now and at its peak beside it. {} where there is no /proc."""
+    out = {"pss_bytes": 0, "rss_bytes": 0, "peak_rss_bytes": 0, "processes": 0}
+    for pid in _renderer_pids(profile):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text().splitlines()
+            rollup = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status + rollup if ":" in line)
+        kb = lambda k: int(fields.get(k, "0 kB").split()[0]) * 1024  # noqa: E731
+        out["pss_bytes"] += kb("Pss")
+        out["rss_bytes"] += kb("VmRSS")
+        out["peak_rss_bytes"] += kb("VmHWM")
+        out["processes"] += 1
+    return out if out["processes"] else {}
