@@ -383,18 +383,29 @@ class Index:
             self._kept["vectors"] = (key, None)
             return
         builder = MatrixBuilder(dim, chunks)
+        read = 0.0  # seconds spent in SQLite (and, in the page, crossing into Python)
         try:
-            for page in self._vector_pages(WARM_BLOCKS):
+            pages = self._vector_pages(WARM_BLOCKS)
+            while True:
+                t1 = time.perf_counter()
+                page = next(pages, None)
+                read += time.perf_counter() - t1
+                if page is None:
+                    break
                 for block in page:
                     builder.add(*vec0_block(block[1:], dim))
                 yield "vectors"
-            yield from ("vectors" for _ in builder.finishing())
+            t1 = time.perf_counter()
+            for _ in builder.finishing():
+                yield "vectors"
+            self.load_ms["vectors_codes"] = _ms_since(t1)
             m = builder.matrix
         except (StorageError, ValueError):
             m = None  # another vec0 layout: read it the portable way
         if m is None or len(m) != chunks:
             m = VectorMatrix.from_rows(self.store.query(sql.ALL_VECTORS), dim)
         self._kept["vectors"] = (key, m)
+        self.load_ms["vectors_read"] = round(read * 1000, 1)
         self.load_ms["vectors"] = _ms_since(t0)
 
     def search_state(self) -> dict:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from typing import Callable, Sequence
 
 from . import bundle as _bundle, model_files, reasons, retrieve as _retrieve, sql
@@ -18,6 +19,10 @@ from .options import Options
 from .reindex import Reindexed, reindex as _reindex
 from .retrieve import RetrievalResult
 from .seams import Embedder, Store
+
+
+WARM_SLICE_S = 0.05  # warm-up work between two pauses (see ``Library.warm_in_background``)
+WARM_PAUSE_S = 0.004  # > 2 ms: Pyodide's webloop then uses setTimeout
 
 
 class Library:
@@ -100,12 +105,18 @@ class Library:
         return len(m) if m is not None else 0
 
     async def warm_in_background(self) -> None:
-        """``warm``, one step at a time, giving the event loop back between steps: in the
-        page's worker, calls that arrive meanwhile (a query, status) run between two steps."""
+        """``warm`` in slices of about ``WARM_SLICE_S``, giving the event loop back between
+        them: in the page's worker, calls that arrive meanwhile (a query, status) run between
+        two slices. The pause is a short timer rather than ``sleep(0)``, which Pyodide runs as
+        an immediate callback (a MessageChannel message): a timer leaves the page's messages
+        their turn whatever order the browser gives its task queues."""
         steps = self.index.warm_steps()
         try:
+            since = time.perf_counter()
             for _ in steps:
-                await asyncio.sleep(0)
+                if time.perf_counter() - since >= WARM_SLICE_S:
+                    await asyncio.sleep(WARM_PAUSE_S)
+                    since = time.perf_counter()
         finally:
             steps.close()
 

@@ -17,6 +17,7 @@ def test_latency_imports_opens_and_measures_an_index_size(site, tmp_path, model_
     assert size["search"]["state"] == "ready" and size["reopen"]["search"]["state"] == "ready"
     assert size["stages"]["total"]["n"] == lat["queries"] == 2 and size["stages"]["total"]["p95"] > 0
     assert size["reopen"]["ready_ms"] > 0 and size["reopen"]["first_query_ms"]["total"] > 0
+    assert size["first_query_after_warm_up_ms"]["total"] > 0 and size["reopen"]["first_query_after_warm_up_ms"]["total"] > 0
     memory = size["memory"]
     # The tab (its renderer processes) holds the retrieval worker's heaps and more.
     assert memory["tab"]["pss_bytes"] > memory["pyodide_heap_bytes"] + memory["sqlite_heap_bytes"] > 0
