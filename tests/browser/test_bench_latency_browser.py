@@ -22,5 +22,6 @@ def test_latency_imports_opens_and_measures_an_index_size(site, tmp_path, model_
     # The tab (its renderer processes) holds the retrieval worker's heaps and more.
     assert memory["tab"]["pss_bytes"] > memory["pyodide_heap_bytes"] + memory["sqlite_heap_bytes"] > 0
     assert memory["tab_after_reopen"]["pss_bytes"] > 0
+    assert memory["js_heap_bytes"]["embed-worker.js"] > 0 and memory["js_heap_bytes"]["retrieval-worker.js"] > 0
     assert memory["vector_matrix_bytes"] > 0 and len(size["load_average"]) == 3
     assert "tab memory (renderer PSS) at 1M chunks" in proc.stdout

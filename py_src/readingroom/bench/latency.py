@@ -34,11 +34,25 @@ async (q) => {
   return {total: performance.now() - t0, stages: r.stats.timings_ms};
 }
 """
-# The tab's memory after the queries: Pyodide's wasm heap and sqlite-wasm's, in bytes.
+# The tab's memory after the queries: Pyodide's wasm heap and sqlite-wasm's, in bytes, and
+# the JavaScript heaps of the page and each worker (measureUserAgentSpecificMemory: it runs
+# with the next garbage collection, so it may take ~20 s; wasm memories are not in it).
 _MEMORY = """
 async () => {
   const m = await window.readingroom.debug.memory();
-  return {pyodide_heap_bytes: m.heapBytes, sqlite_heap_bytes: m.sqliteHeapBytes};
+  const out = {pyodide_heap_bytes: m.heapBytes, sqlite_heap_bytes: m.sqliteHeapBytes};
+  if (self.crossOriginIsolated && performance.measureUserAgentSpecificMemory) {
+    const js = await Promise.race([performance.measureUserAgentSpecificMemory(),
+                                   new Promise((r) => setTimeout(() => r(null), 60000))]);
+    if (js) {
+      out.js_heap_bytes = {};
+      for (const b of js.breakdown) {
+        const name = b.attribution.map((a) => a.url.split('/').pop() || a.scope).join(',') || 'other';
+        out.js_heap_bytes[name] = (out.js_heap_bytes[name] ?? 0) + b.bytes;
+      }
+    }
+  }
+  return out;
 }
 """
 
