@@ -84,14 +84,14 @@ def test_the_commonest_terms_are_preloaded(library, monkeypatch):
 
 def test_a_large_library_finishes_the_warm_up_for_its_query(library, monkeypatch):
     idx, _ = library
-    monkeypatch.setattr(index_module, "VEC0_WHILE_WARMING", 0)  # as if vec0 were read from OPFS
+    monkeypatch.setattr(index_module, "QUICK_SCANS_UP_TO", 0)  # as if the database were read from OPFS
     steps = idx.warm_steps()
     next(steps)
     m = idx.vector_matrix()
     assert m is not None and len(m) == 400  # the query loaded the rest of the matrix itself
-    assert idx.search_state()["state"] == "warming"  # the terms are still to come
-    assert set(steps) == {"terms"}
+    assert list(steps) == []  # no scan of FTS5's vocabulary for common terms either
     assert idx.vector_matrix() is m and idx.search_state()["state"] == "ready"
+    assert idx.lexical_index()._postings == {}
 
 
 def test_a_write_during_the_warm_up_is_not_hidden(library):

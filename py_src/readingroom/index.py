@@ -26,10 +26,12 @@ from .vectors import MatrixBuilder, VectorMatrix, vec0_block
 
 T = TypeVar("T")
 
-# A query typed while the vectors load is answered by vec0 up to this many chunks (its scan of
-# the page's in-memory copy of the database costs ~125 ms at 100,000); past it the database is
-# read from OPFS, where a scan takes minutes, so the query finishes the load instead.
-VEC0_WHILE_WARMING = 200_000
+# Up to this many chunks the page's database has an in-memory copy (sqlite-host.js keeps one
+# below 1 GB, ~385,000 chunks), so a full scan is quick: a query typed while the vectors load is
+# answered by vec0 (~125 ms at 100,000), and the warm-up finds the commonest terms in FTS5's
+# vocabulary. Past it the database is read from OPFS, where either scan takes minutes: a query
+# then finishes the load instead, and terms load on first use only.
+QUICK_SCANS_UP_TO = 200_000
 WARM_BLOCKS = 4  # vec0 blocks (1,024 vectors each) read per warm-up step
 COMMON_TERMS_PAGE = 4_000  # vocabulary entries read per warm-up step while finding common terms
 WARMING, READY, COLD = "warming", "ready", "cold"
@@ -275,14 +277,14 @@ class Index:
         """``build()``, kept until the index changes (see ``_key``). While a warm-up is
         under way (``warming``) a leg it has not loaded yet is not built here a second time:
         the lexical leg is then None (FTS5 answers, with the same ranking), and so is the
-        vector leg of a library whose vec0 scan is quick (see ``VEC0_WHILE_WARMING``);
+        vector leg of a library whose vec0 scan is quick (see ``QUICK_SCANS_UP_TO``);
         a larger library's query finishes the warm-up instead."""
         key = self._key()
         found, value = self._kept_now(name, key)
         if found:
             return value  # type: ignore[return-value]
         if self._warm is not None or self.warm_pending:
-            if name == "lexical" or self.counts()[1] <= VEC0_WHILE_WARMING:
+            if name == "lexical" or self.counts()[1] <= QUICK_SCANS_UP_TO:
                 return None  # type: ignore[return-value]
             for _ in self._warm or ():
                 if self._kept_now(name, key)[0]:
@@ -328,8 +330,9 @@ class Index:
         "vectors", "terms"): the page's worker runs one step at a time while it is idle, so
         the first query a person types does not pay for the load, and a query arriving
         meanwhile is answered between two steps (see ``_keep``). Last come the postings of
-        the library's most common terms (bm25.py's ``common_terms``): the costliest to read
-        on first use, and the likeliest to be asked. A write in between makes what was
+        the library's most common terms (bm25.py's ``common_terms``; up to
+        ``QUICK_SCANS_UP_TO`` chunks): the costliest to read on first use, and the likeliest
+        to be asked. A write in between makes what was
         loaded stale, and it is then loaded again on first use, as without a warm-up."""
         self.warm_pending = False
         if self._warm is not None:
@@ -360,7 +363,7 @@ class Index:
             yield "lexical"
         if not self.mismatch and not self._kept_now("vectors", key)[0]:
             yield from self._matrix_steps(key)
-        if lexicon is not None:
+        if lexicon is not None and len(lexicon) <= QUICK_SCANS_UP_TO:
             t1 = time.perf_counter()
             self.store.execute_script(sql.FTS_TERMS_TABLE)
             terms = yield from lexicon.common_terms(
