@@ -9,7 +9,8 @@ arrays (chunk positions and the term's precomputed weight in each chunk); a quer
 Same answer as FTS5, to the last bit:
 
 - The postings come from FTS5's index itself (the ``fts5vocab`` instance table, one term
-  at a time, the first time a query uses it), and the chunk lengths and the row count from
+  at a time, the first time a query uses it, or while the library opens for its commonest
+  terms: see ``common_terms``), and the chunk lengths and the row count from
   its ``docsize`` and averages records, so the documents are tokenised by FTS5, not here.
   Query words are stemmed by ``porter.py`` (checked against FTS5 in the tests); a query
   with a word that is not one plain ASCII token goes to FTS5 (``query_terms`` says None).
