@@ -368,11 +368,17 @@ class Index:
             self.store.execute_script(sql.FTS_TERMS_TABLE)
             terms = yield from lexicon.common_terms(
                 lambda after: self.store.query(sql.FTS_TERM_COUNTS, (after, COMMON_TERMS_PAGE)))
+            self.load_ms["terms_found"] = _ms_since(t1)
+            read = 0.0
             for term in terms:
                 if self._key() != key:
                     return  # the library changed: what would be read now is another's
-                lexicon.preload(term, self.store.query(sql.FTS_TERM_INSTANCES, (term,))[0][0])
+                t2 = time.perf_counter()
+                instances = self.store.query(sql.FTS_TERM_INSTANCES, (term,))[0][0]
+                read += time.perf_counter() - t2
+                lexicon.preload(term, instances)
                 yield "terms"
+            self.load_ms["terms_read"] = round(read * 1000, 1)
             self.load_ms["terms"] = _ms_since(t1)
         self.load_ms["warm_up"] = _ms_since(t0)
 
