@@ -96,6 +96,18 @@ NPM_FILES = [
     ("pdfjs-dist/build/pdf.worker.min.mjs", "vendor/pdfjs/pdf.worker.min.mjs",
      "f499515a0dc93d97787d693a75218a439675719283f56812067c036dcae1f8d5"),
 ]
+# WebGPU embedding (web/workers/embed-webgpu.js): the webgpu bundle inside transformers.js runs
+# ONNX Runtime's WebGPU execution provider only in its asyncify wasm build (the plain build above
+# has no WebGPU). 27 MB that most pages never use, so it sits under WEBGPU_LAZY_DIR: left out of
+# the precached `assets` and listed under the manifest's `webgpu`; the embedding worker fetches
+# it (integrity-checked) only once a usable GPU adapter is found.
+WEBGPU_LAZY_DIR = "vendor/ort-webgpu/"
+WEBGPU_FILES = {
+    "mjs": ("onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.mjs",
+            "0966b6105cd936744498aa60df7a22cbd47af3374dbc64a9ab561c08a71e3611"),
+    "wasm": ("onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm",
+             "49871f5a4409519797e127440868a6d1923339d9185907f301a5b2a1d90af082"),
+}
 PYODIDE_LOCK = ("pyodide/pyodide-lock.json",
                 "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c")
 # Packages we ship next to the lock. Their sha256 comes from the lock itself (Pyodide re-checks it
@@ -479,12 +491,23 @@ def integrity(hexdigest: str) -> str:
     return "sha256-" + base64.b64encode(bytes.fromhex(hexdigest)).decode()
 
 
+def copy_webgpu_runtime(staging: Path) -> None:
+    for src, expected in WEBGPU_FILES.values():
+        copy_verified(NODE_MODULES / src, staging / WEBGPU_LAZY_DIR / Path(src).name, expected, src)
+
+
+def webgpu_manifest() -> dict:
+    """The `webgpu` entry of build-manifest.json: where the lazily fetched WebGPU runtime is."""
+    return {key: {"path": WEBGPU_LAZY_DIR + Path(src).name, "sha256": sha, "integrity": integrity(sha)}
+            for key, (src, sha) in WEBGPU_FILES.items()}
+
+
 def write_manifest(dist: Path, wheel: Path) -> dict:
     """List every asset with its hash; the manifest's own hash names the service-worker cache."""
     assets = []
     for path in sorted(p for p in dist.rglob("*") if p.is_file()):
         rel = path.relative_to(dist).as_posix()
-        if rel in ("sw.js", "build-manifest.json") or rel.startswith(CHAT_LAZY_DIR):
+        if rel in ("sw.js", "build-manifest.json") or rel.startswith((CHAT_LAZY_DIR, WEBGPU_LAZY_DIR)):
             continue
         digest = sha256_file(path)
         assets.append({"path": rel, "size": path.stat().st_size, "sha256": digest,
@@ -499,6 +522,7 @@ def write_manifest(dist: Path, wheel: Path) -> dict:
         "chat": chat_manifest(dist),
         "bundle": bundle_manifest(dist),
         "pyodide_snapshot": snapshot_manifest(dist),
+        "webgpu": webgpu_manifest(),
     }
     (dist / "build-manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest
@@ -574,6 +598,7 @@ def build(dist: Path = DIST, py_src: Path = PY_SRC, index: Path | None = None,
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(model / rel, dest)
 
+    copy_webgpu_runtime(staging)
     wheel = build_readingroom_wheel(py_src, staging / "wheels")
     build_chat(staging)
     snap = pyodide_snapshot() if snapshot else None

@@ -21,9 +21,14 @@ const HEARTBEAT_MS = 2000;
 const DEAD_AFTER_MS = 20000; // a ping unanswered this long: dead (one batch takes a few seconds)
 export const embedding = { worker: null, call: null, generation: 0, deaths: 0, restarts: 0, heartbeat: null };
 
+// The page's WebGPU switch (workers/embed-webgpu.js): `?webgpu=software` lets ingestion use even a
+// software adapter (tests), `?webgpu=off` never looks for one; by default only a hardware GPU is used.
+const WEBGPU_SWITCH = new URLSearchParams(location.search).get('webgpu');
+const WORKER_NAME = ['software', 'off'].includes(WEBGPU_SWITCH) ? `readingroom-embedder webgpu=${WEBGPU_SWITCH}` : 'readingroom-embedder';
+
 export function spawnEmbedder() {
   const generation = ++embedding.generation;
-  const worker = new Worker('embed-worker.js', { type: 'module', name: 'readingroom-embedder' });
+  const worker = new Worker('embed-worker.js', { type: 'module', name: WORKER_NAME });
   const call = rpcClient(worker, host.onProgress);
   worker.addEventListener('error', (event) => {
     event.preventDefault?.();

@@ -40,6 +40,8 @@
 //       killEmbedder()   terminates the embedding worker as a crash would (no event); the app notices
 //                        (heartbeat), restarts it once by itself, and offers a Restart button after that;
 //                        {atBackgroundBatch: n}: it ends itself when ingestion's n-th batch from now arrives
+//       chooseEmbedBackend({fault}) -> status().embedder.webgpu once ingestion's backend is decided
+//                        (WebGPU after its agreement check, or wasm); fault: {failAtBatch: n} | {skew: true}
 //       memory()         -> {heapBytes, pythonObjects, sqliteHeapBytes} of the retrieval worker
 //       exportDatabase() -> Uint8Array, the library's database file as stored
 //
@@ -469,6 +471,15 @@ const debug = Object.freeze({
     if (atBackgroundBatch) return embedding.call('dieAtBackgroundBatch', { n: atBackgroundBatch });
     embedding.worker?.terminate();
     return true;
+  },
+  /**
+   * Decides now where ingestion embeds (WebGPU or wasm; its first batch would) and resolves with
+   * the outcome, status().embedder.webgpu. `fault` (tests): {failAtBatch: n} loses the GPU device
+   * at WebGPU's n-th ingestion batch, {skew: true} makes WebGPU's vectors wrong.
+   */
+  chooseEmbedBackend: async ({ fault } = {}) => {
+    await ready;
+    return embedding.call('chooseBackend', { fault });
   },
   /** The retrieval worker's memory: {heapBytes (Pyodide's wasm heap), pythonObjects (live, after gc), sqliteHeapBytes}. */
   memory: async () => {

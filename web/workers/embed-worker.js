@@ -7,6 +7,7 @@
 
 import { Tensor, env, mean_pooling, pipeline } from './vendor/transformers/transformers.js';
 import { Transfer, rpcClient, rpcServe } from './rpc.js';
+import { prepareWebGPUWorker, webgpuChooser, webgpuMode } from './embed-webgpu.js';
 
 const MODEL = 'all-MiniLM-L6-v2';
 const DIM = 384;
@@ -20,6 +21,10 @@ const MAX_TOKENS = 256; // same cap as the native side; the shipped tokenizer fi
 const override = (key) => Number(new RegExp(`\\b${key}=(\\d+)`).exec(self.name ?? '')?.[1]) || null;
 const BATCH = 16;
 const BATCH_TOKENS = override('batchTokens') ?? MAX_TOKENS;
+// This worker's model runs on wasm, except in the WebGPU worker the main one starts for ingestion
+// (embed-webgpu.js), named `backend=webgpu`; `webgpu=software|off` is the page's switch.
+const BACKEND = /\bbackend=webgpu\b/.test(self.name ?? '') ? 'webgpu' : 'wasm';
+const WEBGPU_MODE = webgpuMode(self.name ?? '');
 
 const vendor = new URL('./vendor/transformers/', import.meta.url);
 env.allowRemoteModels = false; // never reach for the Hugging Face hub
@@ -64,13 +69,14 @@ async function load() {
   progress({ status: 'loading' });
   // No progress_callback: with one, transformers.js GETs every file once more just to learn its
   // size, which for a local path means a second full download of the 23 MB model.
-  const extractor = await pipeline('feature-extraction', MODEL, { dtype: 'q8' });
+  const gpu = BACKEND === 'webgpu' ? await prepareWebGPUWorker(env, WEBGPU_MODE) : null;
+  const extractor = await pipeline('feature-extraction', MODEL, { dtype: 'q8', ...(gpu && { device: 'webgpu' }) });
   // model_max_length is a getter over the tokenizer config, so set it there. (embedBatch caps
   // lengths itself; this keeps the pipeline's own call consistent should anything use it.)
   extractor.tokenizer.config.model_max_length = MAX_TOKENS;
   progress({ status: 'warming up' });
   await embedBatch(extractor, ['warm up']);
-  return { extractor, loadMs: Math.round(performance.now() - started) };
+  return { extractor, gpu, loadMs: Math.round(performance.now() - started) };
 }
 
 /**
@@ -113,24 +119,36 @@ async function embedBatch(extractor, texts) {
 // into length buckets (below) and each bucket is one job, so a query arriving during a big
 // ingestion waits for at most the buckets being computed, then runs before the ingestion's
 // remaining buckets. Each runner (this worker's session, the helper's) computes one job at a time.
+// While ingestion runs on WebGPU, this worker's session takes queries only.
 const jobs = { query: [], background: [] };
-const runners = [{ name: 'main', busy: false, compute: computeHere }];
+const gpuActive = () => runners.some((r) => r.name === 'webgpu');
+const runners = [{ name: 'main', busy: false, compute: computeHere, background: () => !gpuActive() }];
 
 function schedule(priority, rows) {
   return new Promise((resolve, reject) => {
-    jobs[priority].push({ rows, resolve, reject });
+    jobs[priority].push({ rows, priority, resolve, reject });
     pump();
   });
+}
+
+function nextJob(runner) {
+  if (runner.queries !== false && jobs.query.length) return jobs.query.shift();
+  if ((runner.background?.() ?? true) && jobs.background.length) return jobs.background.shift();
+  return null;
 }
 
 function pump() {
   for (const runner of runners) {
     if (runner.busy) continue;
-    const job = jobs.query.shift() ?? jobs.background.shift();
-    if (!job) return;
+    const job = nextJob(runner);
+    if (!job) continue;
     runner.busy = true;
-    runner.compute(job.rows).then(job.resolve, (err) => {
-      if (runner.gone) jobs.background.unshift(job); // the helper died: this worker does it
+    runner.compute(job.rows).then((vectors) => {
+      runner.onDone?.();
+      job.resolve(vectors);
+    }, (err) => {
+      // A worker that stopped (the helper died, WebGPU failed): its job goes back to the queue.
+      if (runner.gone || runner.retry?.(err)) jobs[job.priority].unshift(job);
       else job.reject(err);
     }).finally(() => {
       runner.busy = false;
@@ -148,40 +166,80 @@ async function computeHere(rows) {
   return out;
 }
 
-// The helper: this same script with one worker of its own, started on the first ingestion work (a
-// page that only searches never pays for a second model in memory). If it fails to load or dies,
-// its job goes back to the queue and this worker carries on alone, and status() says so.
-let helper = null;
-
-function startHelper() {
-  if (helper || WORKERS < 2) return;
-  helper = { note: '' };
-  const worker = new Worker(new URL(import.meta.url), {
-    type: 'module', name: `readingroom-embedder-helper workers=1 threads=${threads} batchTokens=${BATCH_TOKENS}`,
-  });
+/**
+ * A runner in a worker of its own: this same script, named for its job. stop(why) ends it (its
+ * job in hand goes back to the queue) and calls runner.onStop(why) once.
+ */
+function spawnRunner(kind) {
+  const name = kind === 'webgpu'
+    ? `readingroom-embedder-webgpu backend=webgpu webgpu=${WEBGPU_MODE} workers=1 threads=1 batchTokens=${BATCH_TOKENS}`
+    : `readingroom-embedder-helper workers=1 threads=${threads} batchTokens=${BATCH_TOKENS}`;
+  const worker = new Worker(new URL(import.meta.url), { type: 'module', name });
   const call = rpcClient(worker);
-  const runner = { name: 'helper', busy: false, compute: (rows) => call('embedRows', { rows }) };
-  const fail = (why) => {
+  const runner = { name: kind, busy: false, gone: false, call, compute: (rows) => call('embedRows', { rows }) };
+  runner.stop = (why) => {
     if (runner.gone) return;
     runner.gone = true;
-    helper.note = `the second embedding worker stopped (${why}); one worker embeds`;
-    console.warn('Reading Room:', helper.note);
     const at = runners.indexOf(runner);
     if (at >= 0) runners.splice(at, 1);
-    call.failAll(new Error(helper.note));
+    call.failAll(new Error(`the ${kind} embedding worker stopped (${why})`));
     worker.terminate();
+    runner.onStop?.(why);
     pump();
   };
   worker.addEventListener('error', (event) => {
     event.preventDefault();
-    fail(event.message || 'script error');
+    runner.stop(event.message || 'script error');
   });
-  call('start').then(() => {
-    if (runner.gone) return;
-    runners.push(runner);
-    pump();
-  }, (err) => fail(err?.message ?? String(err)));
+  runner.started = call('start');
+  runner.started.catch((err) => runner.stop(err?.message ?? String(err)));
+  return runner;
 }
+
+function addRunner(runner) {
+  if (runner.gone) return;
+  runners.push(runner);
+  pump();
+}
+
+// The helper: a second wasm worker, started on the first ingestion work (a page that only searches
+// never pays for a second model in memory) unless ingestion runs on WebGPU. If it fails to load or
+// dies, its job goes back to the queue and this worker carries on alone, and status() says so.
+let helper = null;
+
+function startHelper() {
+  if (helper || WORKERS < 2 || BACKEND !== 'wasm') return;
+  helper = { note: '' };
+  const runner = spawnRunner('helper');
+  runner.onStop = (why) => {
+    helper.note = `the second embedding worker stopped (${why}); one worker embeds`;
+    console.warn('Reading Room:', helper.note);
+  };
+  runner.started.then(() => addRunner(runner), () => {});
+}
+
+// WebGPU for ingestion, decided on the first ingestion work (embed-webgpu.js). A batch WebGPU
+// fails goes back to the queue for wasm (runner.retry), and the helper starts.
+const webgpu = webgpuChooser({
+  mode: WEBGPU_MODE,
+  dim: DIM,
+  spawn: () => spawnRunner('webgpu'),
+  tokenRows: async (texts) => {
+    const { extractor } = await loaded;
+    return texts.map((t) => encodeCapped(extractor.tokenizer, t));
+  },
+  wasmVectors: (rows) => schedule('query', rows),
+  join: (runner) => {
+    runner.queries = false;
+    runner.retry = (err) => {
+      runner.stop(err?.message ?? String(err));
+      return true;
+    };
+    addRunner(runner);
+  },
+  useWasm: startHelper,
+});
+
 
 /**
  * Vectors for any number of texts, in their order, as one Float32Array [n * DIM].
@@ -242,7 +300,7 @@ async function embedBackground({ texts }) {
   }
   const { extractor } = await loaded;
   asStrings(texts);
-  startHelper();
+  if (BACKEND === 'wasm') webgpu.choose().catch(() => {}); // ingestion's backend, decided once (not waited for)
   const out = await embedTexts(extractor, texts, 'background');
   return new Transfer(out, [out.buffer]);
 }
@@ -254,19 +312,33 @@ async function countTokens({ texts }) {
   return new Transfer(counts, [counts.buffer]);
 }
 
+/**
+ * What status() shows as `embedder`. `backend` is where ingestion embeds ('webgpu' once WebGPU
+ * passed its check, else 'wasm'; queries always run on wasm), `backendNote` says why not WebGPU
+ * when that is worth saying, `webgpu` holds the check's details (state, adapter, cosines, batches).
+ */
 async function start() {
-  const { loadMs } = await loaded;
+  const { loadMs, gpu } = await loaded;
   return {
-    model: MODEL, dim: DIM, maxTokens: MAX_TOKENS, loadMs, backend: 'wasm', workers: WORKERS, threads,
+    model: MODEL, dim: DIM, maxTokens: MAX_TOKENS, loadMs, workers: WORKERS, threads,
+    backend: BACKEND === 'webgpu' || gpuActive() ? 'webgpu' : 'wasm', queryBackend: BACKEND,
+    backendNote: webgpu.info.note, webgpu: gpu ?? { ...webgpu.info, mode: WEBGPU_MODE },
     batchTokens: BATCH_TOKENS, crossOriginIsolated: isolated,
     threadNote: [threadNote, helper?.note].filter(Boolean).join('; '),
     workersRunning: runners.length,
   };
 }
 
-/** The helper's one op: vectors for token rows the main worker bucketed. */
+// Fault injection for tests, in the WebGPU worker (debug.chooseEmbedBackend({fault})): `failAtBatch`
+// loses the GPU device as the n-th batch after it arrives (a real device loss, not a thrown
+// stand-in), `skew` bends every vector this worker makes (a GPU computing wrong values).
+const faults = { failAt: 0, skew: false, batches: 0 };
+
+/** A runner's one op: vectors for token rows the main worker bucketed. */
 async function embedTokenRows({ rows }) {
+  if (++faults.batches === faults.failAt) env.backends.onnx.webgpu.device?.destroy();
   const out = await computeHere(rows);
+  if (faults.skew) out.forEach((v, i) => { out[i] = v + 0.05 * Math.sin(i); });
   return new Transfer(out, [out.buffer]);
 }
 
@@ -278,6 +350,16 @@ rpcServe(self, {
     return true;
   },
   embedRows: embedTokenRows,
+  fault: ({ failAtBatch, skew }) => {
+    if (failAtBatch !== undefined) faults.failAt = failAtBatch ? faults.batches + Number(failAtBatch) : 0;
+    if (skew !== undefined) faults.skew = Boolean(skew);
+    return true;
+  },
+  /** Decides ingestion's backend now (as its first work would); resolves with the outcome. */
+  chooseBackend: async ({ fault } = {}) => {
+    await loaded;
+    return webgpu.choose(fault);
+  },
   connect: ({ port }) => {
     rpcServe(port, portHandlers);
     return true;
