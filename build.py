@@ -97,15 +97,18 @@ NPM_FILES = [
      "f499515a0dc93d97787d693a75218a439675719283f56812067c036dcae1f8d5"),
 ]
 # WebGPU embedding (web/workers/embed-webgpu.js): the webgpu bundle inside transformers.js runs
-# ONNX Runtime's WebGPU execution provider only in its asyncify wasm build (the plain build above
-# has no WebGPU). 27 MB that most pages never use, so it sits under WEBGPU_LAZY_DIR: left out of
-# the precached `assets` and listed under the manifest's `webgpu`; the embedding worker fetches
-# it (integrity-checked) only once a usable GPU adapter is found.
+# ONNX Runtime's WebGPU execution provider only in its asyncify build (the plain build above has
+# no WebGPU). Its 53 kB loader is precached like the rest; its 27 MB wasm, which most pages never
+# use, sits under WEBGPU_LAZY_DIR: left out of the precached `assets` and listed under the
+# manifest's `webgpu`. The embedding worker fetches it (integrity-checked) only once a usable GPU
+# adapter is found, and keeps it in Cache Storage for offline use.
 WEBGPU_LAZY_DIR = "vendor/ort-webgpu/"
-WEBGPU_FILES = {
+WEBGPU_FILES = {  # key: (source under node_modules, destination under dist, sha256)
     "mjs": ("onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.mjs",
+            "vendor/transformers/ort-wasm-simd-threaded.asyncify.mjs",
             "0966b6105cd936744498aa60df7a22cbd47af3374dbc64a9ab561c08a71e3611"),
     "wasm": ("onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm",
+             WEBGPU_LAZY_DIR + "ort-wasm-simd-threaded.asyncify.wasm",
              "49871f5a4409519797e127440868a6d1923339d9185907f301a5b2a1d90af082"),
 }
 PYODIDE_LOCK = ("pyodide/pyodide-lock.json",
@@ -492,14 +495,14 @@ def integrity(hexdigest: str) -> str:
 
 
 def copy_webgpu_runtime(staging: Path) -> None:
-    for src, expected in WEBGPU_FILES.values():
-        copy_verified(NODE_MODULES / src, staging / WEBGPU_LAZY_DIR / Path(src).name, expected, src)
+    for src, dest, expected in WEBGPU_FILES.values():
+        copy_verified(NODE_MODULES / src, staging / dest, expected, src)
 
 
 def webgpu_manifest() -> dict:
-    """The `webgpu` entry of build-manifest.json: where the lazily fetched WebGPU runtime is."""
-    return {key: {"path": WEBGPU_LAZY_DIR + Path(src).name, "sha256": sha, "integrity": integrity(sha)}
-            for key, (src, sha) in WEBGPU_FILES.items()}
+    """The `webgpu` entry of build-manifest.json: where the WebGPU runtime's two files are."""
+    return {key: {"path": dest, "sha256": sha, "integrity": integrity(sha)}
+            for key, (_src, dest, sha) in WEBGPU_FILES.items()}
 
 
 def write_manifest(dist: Path, wheel: Path) -> dict:

@@ -75,18 +75,33 @@ export async function prepareWebGPUWorker(env, mode) {
   if (!files) throw new Error('this build has no WebGPU runtime');
   const wasm = env.backends.onnx.wasm;
   wasm.wasmPaths = { mjs: new URL(files.mjs.path, site).href, wasm: new URL(files.wasm.path, site).href };
-  let binary;
-  try {
-    const got = await fetch(wasm.wasmPaths.wasm, { integrity: files.wasm.integrity });
-    if (!got.ok) throw new Error(`HTTP ${got.status}`);
-    binary = await got.arrayBuffer();
-  } catch (err) {
-    throw new Error(`the WebGPU runtime could not be fetched (${err?.message ?? err})`);
-  }
-  wasm.wasmBinary = binary;
+  wasm.wasmBinary = await runtimeBinary(wasm.wasmPaths.wasm, files.wasm);
   wasm.numThreads = 1; // the GPU does the work; the cores stay with queries and Python
   env.backends.onnx.webgpu.adapter = found.adapter;
   return { label: found.label, software: found.software };
+}
+
+// The WebGPU wasm is not in the service worker's precache (most pages never use it): kept here
+// after its first download, one build's copy at a time, so a GPU keeps working offline.
+const RUNTIME_CACHE = 'webgpu-runtime';
+
+async function runtimeBinary(url, { sha256, integrity }) {
+  const key = `${url}?sha256=${sha256}`;
+  const cache = await globalThis.caches?.open(RUNTIME_CACHE).catch(() => null);
+  let response = await cache?.match(key);
+  try {
+    if (!response) {
+      response = await fetch(url, { integrity });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      if (cache) {
+        for (const old of await cache.keys()) await cache.delete(old);
+        await cache.put(key, response.clone()).catch(() => {}); // storage full: fetched again next time
+      }
+    }
+    return await response.arrayBuffer();
+  } catch (err) {
+    throw new Error(`the WebGPU runtime could not be fetched (${err?.message ?? err})`);
+  }
 }
 
 /** Cosine of each row's pair of vectors (flat, `dim` wide). */
@@ -121,6 +136,14 @@ export function webgpuChooser({ mode, spawn, tokenRows, wasmVectors, join, useWa
   const info = { state: 'unchecked', adapter: null, software: null, agreement: null, cosines: null, batches: 0, note: '' };
   let choosing = null;
 
+  // ONNX Runtime's errors carry a source path and assertion text: keep the part a person can read.
+  const brief = (why) => {
+    let text = String(why);
+    const plain = text.includes('ERROR_MESSAGE') ? text.match(/[A-Z][a-z][^.:/()]*\./g) : null;
+    if (plain) text = `ONNX Runtime: ${plain.at(-1)}`;
+    return text.length > 160 ? `${text.slice(0, 157)}…` : text;
+  };
+
   function settle(state, note) {
     Object.assign(info, { state, note });
     if (note) console.warn('Reading Room:', note);
@@ -134,7 +157,7 @@ export function webgpuChooser({ mode, spawn, tokenRows, wasmVectors, join, useWa
     if (!found.adapter) return settle('unavailable', mode === 'auto' && !found.label ? '' : `Ingestion embeds on wasm: ${found.why}.`);
     info.state = 'loading';
     const runner = spawn();
-    const failed = (why) => settle('failed', `WebGPU (${found.label}) failed (${why}); ingestion embeds on wasm from here on, and no document was lost.`);
+    const unusable = (why) => settle('failed', `WebGPU (${found.label}) could not be used (${brief(why)}); ingestion embeds on wasm.`);
     try {
       await runner.started;
       if (fault?.skew) await runner.call('fault', { skew: true });
@@ -144,7 +167,7 @@ export function webgpuChooser({ mode, spawn, tokenRows, wasmVectors, join, useWa
       info.cosines = cosines(gpu, cpu, rows.length, dim).map((c) => Number(c.toFixed(6)));
     } catch (err) {
       runner.stop(err?.message ?? String(err));
-      return failed(err?.message ?? String(err));
+      return unusable(err?.message ?? String(err));
     }
     info.agreement = Math.min(...info.cosines);
     if (!(info.agreement >= MIN_COSINE)) {
@@ -153,7 +176,8 @@ export function webgpuChooser({ mode, spawn, tokenRows, wasmVectors, join, useWa
         `(lowest cosine ${info.agreement.toFixed(4)}, below ${MIN_COSINE}); ingestion embeds on wasm.`);
     }
     if (fault?.failAtBatch) await runner.call('fault', { failAtBatch: fault.failAtBatch });
-    runner.onStop = (why) => failed(why);
+    runner.onStop = (why) => settle('failed', `WebGPU (${found.label}) failed during ingestion (${brief(why)}); its batch ` +
+      'and the rest are embedded on wasm, and no document was lost.');
     runner.onDone = () => { info.batches += 1; };
     join(runner);
     return settle('on', '');

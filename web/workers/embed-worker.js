@@ -75,7 +75,7 @@ async function load() {
   // lengths itself; this keeps the pipeline's own call consistent should anything use it.)
   extractor.tokenizer.config.model_max_length = MAX_TOKENS;
   progress({ status: 'warming up' });
-  await embedBatch(extractor, ['warm up']);
+  if (!gpu) await embedBatch(extractor, ['warm up']); // on WebGPU the agreement check warms it up
   return { extractor, gpu, loadMs: Math.round(performance.now() - started) };
 }
 

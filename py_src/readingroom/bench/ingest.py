@@ -6,7 +6,8 @@ report can say where the time goes:
 - ``browser``: ``readingroom.addDocuments`` with SciFact abstracts (one document each; chunks
   of about 150 tokens), timed with performance.now() in the page; ``browser_not_isolated`` the
   same on a page opened with ``?isolation=off`` (one embedding thread); each states the
-  page's isolation, embedding backend and threads;
+  page's isolation, embedding backend (WebGPU only with a hardware adapter that agrees with
+  wasm) and threads;
 - ``browser_pdf``: a generated text PDF (``--pdf-pages`` pages of real prose) added as a
   ``File`` through the same path a picked file takes (pdf.js reads it page by page);
 - ``native``: ``Library.add`` on the same abstracts, ONNX Runtime on the same model files.
@@ -88,11 +89,14 @@ async ([url, name]) => {
 """
 
 
-# How the page embeds: isolation, backend, threads.
+# How the page embeds: isolation, backend, threads. Ingestion's backend (WebGPU after its agreement
+# check, or wasm) is decided before the clock starts, as a page's first ingestion would.
 _SETUP = """
 async () => {
+  const gpu = await window.readingroom.debug.chooseEmbedBackend();
   const s = await window.readingroom.status();
-  return {cross_origin_isolated: s.crossOriginIsolated, backend: s.embedder?.backend ?? null,
+  return {cross_origin_isolated: s.crossOriginIsolated, backend: gpu.state === 'on' ? 'webgpu' : 'wasm',
+          backend_note: gpu.note, webgpu_adapter: gpu.adapter, webgpu_agreement: gpu.agreement,
           threads: s.embedThreads, thread_note: s.embedder?.threadNote ?? ''};
 }
 """
