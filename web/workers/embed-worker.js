@@ -6,7 +6,8 @@
 // through the page.
 
 import { Tensor, env, mean_pooling, pipeline } from './vendor/transformers/transformers.js';
-import { Transfer, rpcClient, rpcServe } from './rpc.js';
+import { Transfer, rpcServe } from './rpc.js';
+import { jobQueue, workerRunner } from './embed-queue.js';
 import { prepareWebGPUWorker, webgpuChooser, webgpuMode } from './embed-webgpu.js';
 
 const MODEL = 'all-MiniLM-L6-v2';
@@ -115,47 +116,12 @@ async function embedBatch(extractor, texts) {
   return embedRows(extractor, texts.map((t) => encodeCapped(extractor.tokenizer, t)));
 }
 
-// Queries first: every model call goes through one queue with two priorities. A request is cut
-// into length buckets (below) and each bucket is one job, so a query arriving during a big
-// ingestion waits for at most the buckets being computed, then runs before the ingestion's
-// remaining buckets. Each runner (this worker's session, the helper's) computes one job at a time.
-// While ingestion runs on WebGPU, this worker's session takes queries only.
-const jobs = { query: [], background: [] };
-const gpuActive = () => runners.some((r) => r.name === 'webgpu');
-const runners = [{ name: 'main', busy: false, compute: computeHere, background: () => !gpuActive() }];
-
-function schedule(priority, rows) {
-  return new Promise((resolve, reject) => {
-    jobs[priority].push({ rows, priority, resolve, reject });
-    pump();
-  });
-}
-
-function nextJob(runner) {
-  if (runner.queries !== false && jobs.query.length) return jobs.query.shift();
-  if ((runner.background?.() ?? true) && jobs.background.length) return jobs.background.shift();
-  return null;
-}
-
-function pump() {
-  for (const runner of runners) {
-    if (runner.busy) continue;
-    const job = nextJob(runner);
-    if (!job) continue;
-    runner.busy = true;
-    runner.compute(job.rows).then((vectors) => {
-      runner.onDone?.();
-      job.resolve(vectors);
-    }, (err) => {
-      // A worker that stopped (the helper died, WebGPU failed): its job goes back to the queue.
-      if (runner.gone || runner.retry?.(err)) jobs[job.priority].unshift(job);
-      else job.reject(err);
-    }).finally(() => {
-      runner.busy = false;
-      pump();
-    });
-  }
-}
+// Queries first: one queue of length buckets, queries ahead of ingestion (embed-queue.js). While
+// ingestion runs on WebGPU, this worker's session takes queries only.
+const queue = jobQueue();
+const gpuActive = () => queue.runners.some((r) => r.name === 'webgpu');
+const schedule = queue.schedule;
+queue.add({ name: 'main', busy: false, compute: computeHere, background: () => !gpuActive() });
 
 /** Vectors of token rows, flat [rows * DIM], from this worker's session. */
 async function computeHere(rows) {
@@ -166,40 +132,12 @@ async function computeHere(rows) {
   return out;
 }
 
-/**
- * A runner in a worker of its own: this same script, named for its job. stop(why) ends it (its
- * job in hand goes back to the queue) and calls runner.onStop(why) once.
- */
+/** A runner in a new worker running this same script, named for its job. */
 function spawnRunner(kind) {
   const name = kind === 'webgpu'
     ? `readingroom-embedder-webgpu backend=webgpu webgpu=${WEBGPU_MODE} workers=1 threads=1 batchTokens=${BATCH_TOKENS}`
     : `readingroom-embedder-helper workers=1 threads=${threads} batchTokens=${BATCH_TOKENS}`;
-  const worker = new Worker(new URL(import.meta.url), { type: 'module', name });
-  const call = rpcClient(worker);
-  const runner = { name: kind, busy: false, gone: false, call, compute: (rows) => call('embedRows', { rows }) };
-  runner.stop = (why) => {
-    if (runner.gone) return;
-    runner.gone = true;
-    const at = runners.indexOf(runner);
-    if (at >= 0) runners.splice(at, 1);
-    call.failAll(new Error(`the ${kind} embedding worker stopped (${why})`));
-    worker.terminate();
-    runner.onStop?.(why);
-    pump();
-  };
-  worker.addEventListener('error', (event) => {
-    event.preventDefault();
-    runner.stop(event.message || 'script error');
-  });
-  runner.started = call('start');
-  runner.started.catch((err) => runner.stop(err?.message ?? String(err)));
-  return runner;
-}
-
-function addRunner(runner) {
-  if (runner.gone) return;
-  runners.push(runner);
-  pump();
+  return workerRunner(queue, new URL(import.meta.url), kind, name);
 }
 
 // The helper: a second wasm worker, started on the first ingestion work (a page that only searches
@@ -215,7 +153,7 @@ function startHelper() {
     helper.note = `the second embedding worker stopped (${why}); one worker embeds`;
     console.warn('Reading Room:', helper.note);
   };
-  runner.started.then(() => addRunner(runner), () => {});
+  runner.started.then(() => queue.add(runner), () => {});
 }
 
 // WebGPU for ingestion, decided on the first ingestion work (embed-webgpu.js). A batch WebGPU
@@ -235,11 +173,10 @@ const webgpu = webgpuChooser({
       runner.stop(err?.message ?? String(err));
       return true;
     };
-    addRunner(runner);
+    queue.add(runner);
   },
   useWasm: startHelper,
 });
-
 
 /**
  * Vectors for any number of texts, in their order, as one Float32Array [n * DIM].
@@ -325,7 +262,7 @@ async function start() {
     backendNote: webgpu.info.note, webgpu: gpu ?? { ...webgpu.info, mode: WEBGPU_MODE },
     batchTokens: BATCH_TOKENS, crossOriginIsolated: isolated,
     threadNote: [threadNote, helper?.note].filter(Boolean).join('; '),
-    workersRunning: runners.length,
+    workersRunning: queue.runners.length,
   };
 }
 
