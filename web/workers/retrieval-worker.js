@@ -22,22 +22,42 @@ function progress(stage, fields = {}) {
   self.postMessage({ ...fields, type: 'progress', stage });
 }
 
+// Everything Python needs is fetched at once when the worker starts, in parallel: the build's
+// manifest names the snapshot, our wheel and the compiled bytecode; Pyodide's lock names numpy's.
+const manifestReady = fetch(here('./build-manifest.json')).then((response) => response.json());
+manifestReady.catch(() => {}); // loadRuntime falls back
+
+/** A file of the build as bytes; `integrity` (SRI) makes a damaged or swapped file fail here. */
+async function fetchBytes(path, integrity) {
+  const response = await fetch(here(path), integrity ? { integrity } : {});
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/** A build asset's bytes, checked against the manifest's hash for it. */
+function assetBytes(manifest, path) {
+  const asset = manifest.assets?.find((a) => a.path === path);
+  const bytes = fetchBytes(path, asset?.integrity);
+  bytes.catch(() => {}); // whoever awaits it reports the failure
+  return bytes;
+}
+
+/** numpy's wheel as Pyodide's lock names it, with the lock's sha256 as loadPackage would check it. */
+async function numpyWheel() {
+  const lock = await (await fetch(here('./vendor/pyodide/pyodide-lock.json'))).json();
+  const { file_name: file, sha256 } = lock.packages.numpy;
+  const integrity = `sha256-${btoa(String.fromCharCode(...sha256.match(/../g).map((h) => parseInt(h, 16))))}`;
+  return { file, bytes: await fetchBytes(`./vendor/pyodide/${file}`, integrity) };
+}
+
 /**
  * The build may ship a Pyodide memory snapshot: the heap of this very Pyodide right after start-up
- * (and a few stdlib imports), made by build.py. build-manifest.json names it:
- * "pyodide_snapshot": {"path": ..., "gzip": true|false}. Returns {bytes: Promise<ArrayBuffer>}, or
- * null when the build has none; the download runs while Pyodide's own files load.
+ * (and the stdlib modules readingroom and numpy import), made by build.py. build-manifest.json
+ * names it: "pyodide_snapshot": {"path": ..., "gzip": true|false}. Returns Promise<ArrayBuffer>.
  */
 const SNAPSHOT_MAGIC = 1886286592; // API.restoreSnapshot in pyodide.asm.js
 
-async function snapshotDownload() {
-  let entry;
-  try {
-    entry = (await (await fetch(here('./build-manifest.json'))).json()).pyodide_snapshot;
-  } catch {
-    return null;
-  }
-  if (!entry?.path) return null;
+function snapshotBytes(entry) {
   const bytes = fetch(here(entry.path)).then((response) => {
     if (!response.ok) throw new Error(`${entry.path}: HTTP ${response.status}`);
     const body = entry.gzip ? response.body.pipeThrough(new DecompressionStream('gzip')) : response.body;
@@ -48,13 +68,67 @@ async function snapshotDownload() {
     if (buffer.byteLength < 1 << 20 || new Uint32Array(buffer, 0, 1)[0] !== SNAPSHOT_MAGIC) {
       throw new Error(`${entry.path} is not a Pyodide memory snapshot`);
     }
+    mark('snapshotBytes');
     return buffer;
   });
   bytes.catch(() => {}); // loadPyodide sees the failure and we fall back
-  return { bytes };
+  return bytes;
 }
 
-/** Pyodide and numpy: nothing here depends on the page's start message. */
+// The extension modules `import numpy` itself needs (numpy 2.0: the core, and linalg, which
+// numpy.lib imports). loadPackage('numpy') compiles and instantiates all 19 of the wheel's before
+// anything can import it (7.5 MB of wasm: random, fft, lapack_lite and test modules too); these
+// are 4.5 MB of that. Any other one loads when something imports it (dlopen, synchronously, which
+// a worker may do).
+const NUMPY_EAGER = ['numpy/_core/_multiarray_umath.', 'numpy/linalg/_umath_linalg.'];
+
+/** Unpack a wheel or zip into site-packages, as loadPackage does, without loading its libraries. */
+function unpack(py, bytes, filename) {
+  py._api.package_loader.unpack_buffer.callKwargs({
+    buffer: bytes, filename, extract_dir: py._api.sitepackages, calculate_dynlibs: false,
+    installer: 'pyodide.loadPackage', source: 'pyodide',
+  });
+}
+
+/**
+ * numpy, readingroom and their compiled bytecode into site-packages; NUMPY_EAGER's libraries are
+ * loaded ahead, asynchronously (compiling off this thread while the database opens). These are
+ * Pyodide 0.27's internals (pyodide._api): on any surprise, loadPackage does it the slow way.
+ */
+async function installPackages(py, downloads) {
+  try {
+    const numpy = await downloads.numpy;
+    unpack(py, numpy.bytes, numpy.file);
+    const site = py._api.sitepackages;
+    for (const prefix of NUMPY_EAGER) {
+      const dir = `${site}/${prefix.slice(0, prefix.lastIndexOf('/'))}`;
+      const stem = prefix.slice(prefix.lastIndexOf('/') + 1);
+      const name = py.FS.readdir(dir).find((n) => n.startsWith(stem) && n.endsWith('.so'));
+      if (!name) throw new Error(`no ${prefix}*.so in ${numpy.file}`);
+      await py._api.loadDynlib(`${dir}/${name}`, false, [`${site}/numpy.libs`]);
+    }
+    mark('numpy');
+  } catch (err) {
+    console.warn('Reading Room: installing numpy from its wheel failed, using loadPackage:', err?.message ?? err);
+    await py.loadPackage('numpy', { messageCallback: () => {} });
+    mark('numpy');
+  }
+  // A wheel URL installs as-is: no dependency resolution, so no index is ever consulted.
+  const ours = downloads.wheel ? await downloads.wheel.catch(() => null) : null;
+  if (ours) unpack(py, ours, downloads.wheelPath.split('/').pop());
+  else await py.loadPackage(here(downloads.wheelPath), { messageCallback: () => {} });
+  // Hash-checked .pyc files (build.py pyc_bundle): a stale one is recompiled, never trusted.
+  const pyc = await downloads.pyc?.catch((err) => console.warn('Reading Room: no compiled bytecode:', err?.message ?? err));
+  if (pyc) unpack(py, pyc, 'site-pyc.zip');
+  // Python's finder for site-packages lists the folder again. (importlib.invalidate_caches()
+  // would too, but it imports importlib.metadata and email first: 0.3 s of compiling, in node.)
+  const finder = py._api.sys.path_importer_cache.get(py._api.sitepackages);
+  finder?.invalidate_caches();
+  finder?.destroy();
+  mark('wheel');
+}
+
+/** Pyodide, numpy and readingroom: nothing here depends on the page's start message. */
 async function loadRuntime() {
   mark('worker');
   progress('python', { status: 'loading Python' });
@@ -63,11 +137,20 @@ async function loadRuntime() {
     stdout: (line) => console.log('[python]', line),
     stderr: (line) => console.warn('[python]', line),
   };
-  const snapshot = await snapshotDownload();
+  const numpy = numpyWheel();
+  numpy.catch(() => {}); // installPackages falls back
+  const manifest = await manifestReady.catch(() => null);
+  mark('manifest');
+  const downloads = {
+    numpy,
+    wheelPath: manifest?.wheel,
+    wheel: manifest?.wheel ? assetBytes(manifest, manifest.wheel) : null,
+    pyc: manifest?.pyodide_pyc?.path ? assetBytes(manifest, manifest.pyodide_pyc.path) : null,
+  };
   let py = null;
-  if (snapshot) {
+  if (manifest?.pyodide_snapshot?.path) {
     // Restoring a memory snapshot skips the interpreter's own start-up (seconds of wasm).
-    py = await loadPyodide({ ...options, _loadSnapshot: snapshot.bytes }).catch((err) => {
+    py = await loadPyodide({ ...options, _loadSnapshot: snapshotBytes(manifest.pyodide_snapshot) }).catch((err) => {
       console.warn('Reading Room: Python snapshot not usable, starting Python from scratch:', err?.message ?? err);
       return null;
     });
@@ -76,10 +159,7 @@ async function loadRuntime() {
   py ??= await loadPyodide(options);
   mark('pyodide');
   progress('python', { status: 'loading numpy' });
-  // Resolved through our trimmed pyodide-lock.json; Pyodide checks each wheel's sha256.
-  await py.loadPackage('numpy', { messageCallback: () => {} });
-  mark('numpy');
-  return py;
+  return { py, downloads };
 }
 
 // Start at once, before the page's 'start' arrives; start() picks the results up.
@@ -89,11 +169,9 @@ runtime.catch(() => {}); // reported through 'start'
 sqlite.catch(() => {});
 
 async function loadPython(wheel) {
-  const py = await runtime;
+  const { py, downloads } = await runtime;
   progress('python', { status: 'installing readingroom' });
-  // A wheel URL installs as-is: no dependency resolution, so no index is ever consulted.
-  await py.loadPackage(here(wheel), { messageCallback: () => {} });
-  mark('wheel');
+  await installPackages(py, { ...downloads, wheelPath: downloads.wheelPath ?? wheel });
   return py;
 }
 
@@ -239,12 +317,14 @@ async function callPython(name, ...args) {
 
 async function start({ embedPort: port, wheel, model, storage: wanted }) {
   if (api) return callPython('status');
+  mark('start');
   if (!embedClient) usePort(port);
   const [py, db] = await Promise.all([
     loadPython(wheel),
     openDatabase(sqlite, {
       preferMemory: wanted === 'memory',
       onBlocked: () => progress('locked', { message: 'another tab has Reading Room open' }),
+      onStep: (step) => mark(`db_${step}`),
     }).then((db) => {
       mark('database');
       return db;

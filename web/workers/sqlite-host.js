@@ -107,8 +107,9 @@ function removeStrays(pool, current) {
  * store, never keep them.
  */
 /** `loading`: the promise loadSqlite() returned. */
-export async function openDatabase(loading, { preferMemory = false, onBlocked = () => {} } = {}) {
+export async function openDatabase(loading, { preferMemory = false, onBlocked = () => {}, onStep = () => {} } = {}) {
   const sqlite3 = await loading;
+  onStep('sqlite');
   const memory = (storageNote) => ({
     sqlite3, db: new sqlite3.oo1.DB(':memory:'), storage: 'memory', storageNote, pool: null, name: ':memory:',
     copy: null, copyNote: '',
@@ -116,15 +117,18 @@ export async function openDatabase(loading, { preferMemory = false, onBlocked = 
   if (preferMemory) return memory('memory storage requested');
   if (typeof navigator.storage?.getDirectory !== 'function') return memory('this browser has no Origin Private File System');
   await acquireLock(onBlocked);
+  onStep('lock');
   let step = 'opening the file pool';
   try {
     const pool = await sqlite3.installOpfsSAHPoolVfs({ directory: VFS_DIR });
+    onStep('pool');
     step = 'finding the library';
     const name = await readCurrentName();
     step = 'tidying the file pool';
     removeStrays(pool, name);
     step = 'opening the library';
     const store = { sqlite3, db: new pool.OpfsSAHPoolDb(name), storage: 'opfs', storageNote: '', pool, name };
+    onStep('file');
     loadCopy(store);
     return store;
   } catch (err) {
