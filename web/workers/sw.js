@@ -93,6 +93,13 @@ function withIsolation(response, isolate) {
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
+// Only a document's and a worker's own script decide isolation; everything else (wasm, wheels, the
+// model, modules) is same-origin and goes back exactly as cached. A response rebuilt with new
+// headers is a new response to the browser, so Chromium could not keep the compiled code of the
+// wasm files (pyodide.asm.wasm, sqlite3.wasm, onnxruntime's) beside the cached bytes, and compiled
+// them afresh on every visit.
+const DECIDES_ISOLATION = new Set(['document', 'iframe', 'worker', 'sharedworker']);
+
 self.addEventListener('fetch', (event) => {
   const { request } = event;
   if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
@@ -101,7 +108,9 @@ self.addEventListener('fetch', (event) => {
     const url = new URL(request.url);
     const navigate = request.mode === 'navigate';
     const key = navigate && url.pathname.endsWith('/') ? scoped('./') : request;
-    const response = (await cache.match(key)) ?? (await fetch(request));
+    const cached = await cache.match(key);
+    if (cached && !navigate && !DECIDES_ISOLATION.has(request.destination)) return cached;
+    const response = cached ?? (await fetch(request));
     return withIsolation(response, !url.searchParams.getAll('isolation').includes('off'));
   })());
 });
