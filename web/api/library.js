@@ -3,6 +3,12 @@
 //
 //   window.readingroom.ready               Promise<status>, resolves once Python and the model are up
 //                                          (see below for a model that fails to load)
+//   window.readingroom.libraryReady        Promise<status>, resolves once Python and the library are up,
+//                                          often before the model: documents are listed and searching
+//                                          by words works; status().search is 'words' until the model
+//                                          is up ('hybrid' then), and a search by meaning waits for it
+//                                          (the header says "meaning search in a moment"). Every call
+//                                          below but embed() waits only for this.
 //   window.readingroom.addDocuments(input) input: [{name, text}] | FileList | File[] -> Python's report
 //                                          (plus `rejected_files` for files refused before Python)
 //   window.readingroom.query(text, opts)   -> the JSON Python's readingroom.worker.query returns
@@ -70,7 +76,9 @@ import * as sourcesUi from '../ui/sources.js';
 const ui = { ...notices, ...sourcesUi };
 
 const state = {
-  state: 'starting', // starting | locked | ready | error
+  // starting | locked | words (library open, searching by words works, the model still loading)
+  // | ready | error | elsewhere
+  state: 'starting',
   offlineReady: false,
   version: null,
   storage: null,
@@ -93,8 +101,26 @@ const changeListeners = new Set();
 export function onLibraryChange(fn) {
   changeListeners.add(fn);
 }
+/** The library is open: its documents can be listed and searched (by words at least). */
+function libraryOpen() {
+  return state.state === 'words' || state.state === 'ready';
+}
+
+// What searching can do now, a typed state for status().search (searchNote says it in words):
+// 'starting' (nothing open yet), 'words' (the model is loading: searching by words works now; a
+// search by meaning waits for the model), 'hybrid', 'words_only' (the model could not load).
+const SEARCH_NOTES = {
+  words: 'Meaning search in a moment: the model is still loading. Searching by words works now; a search by meaning waits for the model.',
+  words_only: 'Searching by words only: the embedding model is not available.',
+};
+function searchState() {
+  if (!libraryOpen()) return 'starting';
+  if (state.embedder) return 'hybrid';
+  return state.embedderError ? 'words_only' : 'words';
+}
+
 function refreshDocuments(change = {}) {
-  if (state.state !== 'ready') return;
+  if (!libraryOpen()) return;
   for (const fn of changeListeners) fn(change);
 }
 
@@ -178,6 +204,8 @@ function workerFailed(name) {
 }
 
 let rejectReady;
+let resolveLibrary;
+let rejectLibrary;
 function fail(error) {
   state.state = 'error';
   state.error = { type: error.type ?? 'error', message: error.message ?? String(error) };
@@ -185,6 +213,7 @@ function fail(error) {
   showState();
   ui.showNotice(state.error.message);
   rejectReady?.(new RemoteError(state.error));
+  rejectLibrary?.(new RemoteError(state.error));
 }
 
 /** Re-throws a start-up failure with a sentence saying what failed and what to do. */
@@ -201,6 +230,29 @@ function explain(step, what) {
 let retrieval = null;
 let manifest = null;
 bindEmbedder({ state, retrieval: (...args) => retrieval(...args), manifest: () => manifest, onProgress });
+
+/**
+ * Python and the library are up (the model may still be loading): the documents are drawn and
+ * searching by words works from here on; `libraryReady` resolves.
+ */
+function libraryUp(status) {
+  state.storage = status.storage;
+  state.storageNote = status.storageNote ?? '';
+  state.timings.retrievalWorker = pageTimes(status.workerTimings);
+  mark('library');
+  if (state.state === 'starting' || state.state === 'locked') state.state = 'words';
+  ui.setPhase('ready');
+  showState();
+  ui.showNotice('');
+  ui.showBanner('tab-lock', '');
+  ui.showStorage(state.storage, state.storageNote);
+  ui.showCounts(status);
+  ui.showMismatch(status.mismatch);
+  showUnfinished(status.unfinished);
+  refreshDocuments();
+  openBundle(manifest.bundle, status); // not awaited: the app is usable while it opens
+  resolveLibrary(publicStatus(status));
+}
 
 async function boot() {
   // Workers first: each starts loading its runtime as soon as its script runs, while the page
@@ -237,25 +289,14 @@ async function boot() {
     ).then((s) => {
       mark('python');
       ui.setStep('python', 'done', '');
+      libraryUp(s);
       return s;
     }, explain('python', 'Python could not start')),
   ]);
-  state.storage = status.storage;
-  state.storageNote = status.storageNote ?? '';
-  state.timings.retrievalWorker = pageTimes(status.workerTimings);
-  state.state = 'ready';
+  if (state.state === 'words') state.state = 'ready';
   mark('ready');
   ui.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);
-  ui.setPhase('ready');
   showState();
-  ui.showNotice('');
-  ui.showBanner('tab-lock', '');
-  ui.showStorage(state.storage, state.storageNote);
-  ui.showCounts(status);
-  ui.showMismatch(status.mismatch);
-  showUnfinished(status.unfinished);
-  refreshDocuments();
-  openBundle(manifest.bundle, status); // not awaited: the app is usable while it opens
   if (state.storage === 'opfs') {
     // Ask the browser not to evict the library under storage pressure (it may say no).
     state.persisted = (await navigator.storage.persisted?.().catch(() => false))
@@ -325,6 +366,8 @@ function publicStatus(pythonStatus = {}) {
     ...(state.embedderError ? { embedderError: state.embedderError } : {}),
     embedderRestarts: embedding.restarts,
     storageNote: state.storageNote,
+    search: searchState(),
+    searchNote: SEARCH_NOTES[searchState()] ?? '',
     timings: state.timings,
     persisted: state.persisted ?? false,
     chat: chatStatus(),
@@ -332,18 +375,25 @@ function publicStatus(pythonStatus = {}) {
   };
 }
 
+// `libraryReady`: Python and the library are up (documents listed, searching by words works);
+// `ready`: the model is up too (or failed to load: then `embedderError` says why).
+const libraryReady = new Promise((resolve, reject) => {
+  resolveLibrary = resolve;
+  rejectLibrary = reject;
+});
 const ready = new Promise((resolve, reject) => {
   rejectReady = reject;
   boot().then(resolve, fail);
 });
 ready.catch(() => {}); // shown on the page; automation sees the rejection through `ready`
+libraryReady.catch(() => {});
 
 async function addDocuments(input) {
   const items = Array.from(typeof Blob !== 'undefined' && input instanceof Blob ? [input] : input ?? []);
   ingest.begin(items.length);
   let attempted = items.length;
   try {
-    await ready;
+    await libraryReady;
     const { docs, rejected } = await readDocuments(items, (p) => ingest.onReading(p));
     // Show refused files at once, not after the others are indexed.
     ui.showFileMessages(rejected.map((r) => ({ text: r.message })));
@@ -360,13 +410,13 @@ async function addDocuments(input) {
 
 /** Asks the worker to stop adding documents after the batch it is embedding. */
 async function cancelIngest() {
-  await ready;
+  await libraryReady;
   return retrieval('cancelIngest');
 }
 
 /** Re-embeds the library with this app's model, for a provenance mismatch. */
 async function reindex() {
-  await ready;
+  await libraryReady;
   const out = await retrieval('reindex');
   if (out.status) {
     ui.showCounts(out.status);
@@ -377,24 +427,24 @@ async function reindex() {
 }
 
 async function query(text, options = {}) {
-  await ready;
+  await libraryReady;
   return retrieval('query', { text: String(text ?? ''), options });
 }
 
 /** A question after earlier turns (`history`: questions or {question, answer, standalone_query}). */
 async function ask(question, { history = [], ...options } = {}) {
-  await ready;
+  await libraryReady;
   return retrieval('ask', { question: String(question ?? ''), history, options });
 }
 
 /** Which sentences of a generated answer its cited passages ([{n, text}]) support. */
 async function checkAnswer(text, passages = []) {
-  await ready;
+  await libraryReady;
   return retrieval('checkAnswer', { text: String(text ?? ''), passages });
 }
 
 async function deleteDocument(docId) {
-  await ready;
+  await libraryReady;
   const out = await retrieval('deleteDocument', { docId });
   if (out.status) ui.showCounts(out.status);
   if (out.deleted) refreshDocuments({ deleted: docId });
@@ -402,7 +452,7 @@ async function deleteDocument(docId) {
 }
 
 async function documents() {
-  await ready;
+  await libraryReady;
   return retrieval('documents');
 }
 
@@ -435,7 +485,7 @@ async function mergeAsBundle(fields, version) {
 }
 
 async function importIndex(source, { asBundle } = {}) {
-  await ready;
+  await libraryReady;
   const fields = importFields(source);
   ui.showActivity('Importing index…');
   ui.showImportProgress({ phase: 'reading', bytes: 0, total: null }, 'Importing index…');
@@ -460,7 +510,7 @@ async function importIndex(source, { asBundle } = {}) {
 }
 
 async function status() {
-  if (state.state !== 'ready') return publicStatus({ storage: state.storage });
+  if (!libraryOpen()) return publicStatus({ storage: state.storage });
   return publicStatus(await retrieval('status'));
 }
 
@@ -503,13 +553,13 @@ export async function contextOf(span) {
 
 /** A passage's chunk with its neighbours in the document: {chunk_id, chunks: [...]} in order. */
 async function neighbours(chunkId, before = 1, after = 1) {
-  await ready;
+  await libraryReady;
   return retrieval('neighbours', { chunkId, before, after });
 }
 
 /** The whole library as one SQLite file named with today's date (a File), consistent: taken between two writes. */
 async function exportLibrary() {
-  await ready;
+  await libraryReady;
   const bytes = await retrieval('exportDatabase');
   if (bytes?.error) throw new RemoteError(bytes.error);
   const day = new Date().toISOString().slice(0, 10);
@@ -529,7 +579,7 @@ async function downloadLibrary() {
 }
 
 export const readingroom = Object.freeze({
-  ready, addDocuments, query, ask, checkAnswer, status, deleteDocument, documents, embed, importIndex,
+  ready, libraryReady, addDocuments, query, ask, checkAnswer, status, deleteDocument, documents, embed, importIndex,
   cancelIngest, reindex, neighbours, exportLibrary, downloadLibrary, debug, chat: chatApi(),
 });
 

@@ -41,12 +41,13 @@ const APP_STATES = {
   starting: 'Warming up…',
   locked: 'Waiting for another tab',
   elsewhere: 'Open in another tab',
+  words: 'Ready · meaning search in a moment',
   ready: 'Ready',
   offline: 'Ready offline',
   error: 'Could not start',
 };
 
-/** The one-word state in the header: starting | locked | ready | offline | error. */
+/** The state in the header: starting | locked | words (searching by words; the model loading) | ready | offline | error. */
 export function showAppState(state) {
   const badge = $('app-state');
   badge.dataset.state = state;

@@ -1,0 +1,79 @@
+"""Start-up: the library opens, lists its documents and searches by words before the model is up.
+
+The model's file is held back by the test (its request waits until the test lets it go), so "before
+the model is ready" is a state the test controls, not a race against the machine's speed.
+"""
+
+from __future__ import annotations
+
+from contract import CORPUS
+from driver import BrowserDriver
+from pages import READY_TIMEOUT_MS, open_app, screenshot, wait_ready
+
+MODEL_FILES = "**/models/all-MiniLM-L6-v2/onnx/*.onnx"
+LIBRARY_READY = "async () => { await window.readingroom.libraryReady; return window.readingroom.status(); }"
+
+
+class HeldModel:
+    """Requests for the model's weights wait here until release(); later ones go straight on."""
+
+    def __init__(self):
+        self.waiting = []
+        self.released = False
+
+    def route(self, route):
+        if self.released:
+            route.continue_()
+        else:
+            self.waiting.append(route)
+
+    def release(self):
+        self.released = True
+        for route in self.waiting:
+            route.continue_()
+        self.waiting.clear()
+
+
+def test_documents_and_word_search_before_the_model_and_meaning_search_waits_for_it(browser, site, guard):
+    # No service worker: the model's file then always comes over the network, where the test holds it.
+    ctx = browser.new_context(service_workers="block")
+    ctx.route("**/*", guard.route)
+    try:
+        page = ctx.new_page()
+        open_app(page, site)
+        BrowserDriver(page).add(CORPUS)
+
+        held = HeldModel()
+        ctx.route(MODEL_FILES, held.route)
+        page.reload()
+        page.wait_for_function("() => window.readingroom !== undefined", timeout=READY_TIMEOUT_MS)
+        status = page.evaluate(LIBRARY_READY)
+        assert status["embedder"] is None  # the model cannot be up: its weights are held
+        assert status["state"] == "words" and status["search"] == "words"
+        assert "Meaning search in a moment" in status["searchNote"]
+        assert (status["documents"], status["storage"]) == (3, "opfs")
+        assert "meaning search in a moment" in page.locator("#app-state").inner_text()
+        # The Sources pane lists the documents already, and the search box takes a query.
+        page.locator('#sources-pane li.doc-row[data-name="device.txt"]').wait_for(state="attached",
+                                                                                  timeout=READY_TIMEOUT_MS)
+        assert page.locator("#query").is_enabled()
+        names = sorted(d["name"] for d in page.evaluate("() => window.readingroom.documents()"))
+        assert names == sorted(d["name"] for d in CORPUS)
+        r = page.evaluate("() => window.readingroom.query('E4711', {mode: 'lexical'})")
+        assert r["reason"] is None and r["results"][0]["doc_name"] == "device.txt"
+        screenshot(page, "start-words-before-model")
+
+        # A search by meaning asked now waits for the model, then answers by meaning.
+        page.evaluate("() => { window.__meaning = window.readingroom.query('breast cancer gene'); }")
+        assert page.evaluate("() => window.readingroom.status()")["search"] == "words"
+        held.release()
+        r = page.evaluate("() => window.__meaning")
+        assert r["reason"] is None and r["results"][0]["doc_name"] == "genetics.md"
+        assert r["evidence"][0]["vector_rank"] == 1 and r["evidence"][0]["lexical_rank"] is None
+        status = wait_ready(page)
+        assert status["state"] == "ready" and status["search"] == "hybrid" and status["searchNote"] == ""
+        assert page.locator("#app-state").inner_text() == "Ready"
+        assert status["timings"]["library"] <= status["timings"]["ready"]
+    finally:
+        ctx.close()
+    assert guard.offending == [], f"requests left the origin: {guard.offending}"
