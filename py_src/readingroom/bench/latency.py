@@ -101,17 +101,30 @@ async () => {
 """
 
 
+def phase_lines(visit: str, phases: dict) -> list[str]:
+    """One visit's start-up as lines to print: every phase in the order it happened (ms since
+    navigation; the retrieval worker's on the page's clock), then the load average beside it."""
+    marks = {**{k: v for k, v in phases.items() if k in ("library", "python", "model", "ready")},
+             **{f"worker.{k}": v for k, v in (phases.get("retrievalWorker") or {}).items()}}
+    order = sorted((v, k) for k, v in marks.items() if isinstance(v, (int, float)))
+    return [f"{visit}: load average {phases.get('load_average')}, embedder load {phases.get('embedderLoadMs')} ms",
+            *(f"  {v:>7.0f} ms  {k}" for v, k in order)]
+
+
 def startup(browser, url: str, reps: int = 1) -> tuple[dict, dict]:
     """Cold first visit (fresh context: empty HTTP cache, OPFS and service worker) and warm
-    reload (same context), ``reps`` times; returns (medians in ms, per-visit phases)."""
+    reload (same context), ``reps`` times; returns (medians in ms, per-visit phases), and prints
+    each visit's phases as it goes."""
     cold, warm, phases = [], [], {}
     for rep in range(reps):
         ctx, page, ms = bb.open_app(browser, url)
         cold.append(ms)
         phases[f"cold{rep + 1}"] = {**page.evaluate(_PHASES), "load_average": load_average()}
+        print("\n".join(phase_lines(f"cold{rep + 1}", phases[f"cold{rep + 1}"])), flush=True)
         page.reload()
         warm.append(bb.ready_ms(page))
         phases[f"warm{rep + 1}"] = {**page.evaluate(_PHASES), "load_average": load_average()}
+        print("\n".join(phase_lines(f"warm{rep + 1}", phases[f"warm{rep + 1}"])), flush=True)
         ctx.close()
     med = lambda v: round(sorted(v)[len(v) // 2], 1)  # noqa: E731
     return ({"cold_first_visit": med(cold), "warm_reload": med(warm),
