@@ -487,10 +487,8 @@ def pyodide_snapshot() -> Path | None:
 # source in wasm (measured in node: `import numpy` 0.5 s of CPU from source, 0.29 s from .pyc).
 # The build compiles them once with the very Python the page runs (Pyodide's, in node) into
 # hash-checked .pyc files (PEP 552, CHECKED_HASH: Python uses one only while its source hashes
-# the same, so a stale file costs a compile, never a wrong module) and ships them as one zip that
-# web/workers/retrieval-worker.js unpacks into site-packages beside the wheels.
+# the same, so a stale file costs a compile, never a wrong module), shipped in the site image.
 
-PYC_PATH = "vendor/pyodide/site-pyc.zip"
 _PYC_PY = """
 import importlib.util, io, pathlib, py_compile, sys, zipfile
 import numpy, readingroom.worker
@@ -555,6 +553,34 @@ def pyc_bundle(staging: Path, wheel: Path) -> Path | None:
     return out
 
 
+# Unpacking numpy's wheel in the page took 0.5 s of CPU on every start (Python's zipfile, one
+# member at a time, 12 MB), more than numpy's import. The build instead lays out site-packages
+# once, as one gzipped image: numpy's wheel (without its type stubs and C headers, which nothing
+# reads at run time), ours, and the .pyc files. The worker inflates it with the browser's own
+# DecompressionStream and writes each file straight into Pyodide's file system.
+# Format: 4-byte little-endian length of a JSON list [{"path", "size"}], the list, the contents.
+SITE_PATH = "vendor/pyodide/site-packages.bin.gz"
+SITE_SKIP = (".pyi", ".h", ".pxd")
+
+
+def site_image(staging: Path, wheel: Path, pyc: Path | None) -> None:
+    vendor = staging / "vendor" / "pyodide"
+    lock = json.loads((vendor / "pyodide-lock.json").read_text())
+    index, blobs = [], []
+    for src in [vendor / lock["packages"]["numpy"]["file_name"], wheel, *([pyc] if pyc else [])]:
+        with zipfile.ZipFile(src) as z:
+            for info in z.infolist():
+                if info.is_dir() or info.filename.endswith(SITE_SKIP):
+                    continue
+                blobs.append(z.read(info))
+                index.append({"path": info.filename, "size": len(blobs[-1])})
+    head = json.dumps(index).encode()
+    with open(staging / SITE_PATH, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", compresslevel=6, mtime=0) as out:
+        out.write(len(head).to_bytes(4, "little") + head)
+        for blob in blobs:
+            out.write(blob)
+
+
 def snapshot_manifest(dist: Path) -> dict | None:
     path = dist / SNAPSHOT_PATH
     if not path.is_file():
@@ -601,7 +627,7 @@ def write_manifest(dist: Path, wheel: Path) -> dict:
         "bundle": bundle_manifest(dist),
         "pyodide_snapshot": snapshot_manifest(dist),
         "webgpu": webgpu_manifest(),
-        "pyodide_pyc": {"path": PYC_PATH} if (dist / PYC_PATH).is_file() else None,
+        "pyodide_site": {"path": SITE_PATH, "gzip": True} if (dist / SITE_PATH).is_file() else None,
     }
     (dist / "build-manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest
@@ -683,9 +709,7 @@ def build(dist: Path = DIST, py_src: Path = PY_SRC, index: Path | None = None,
     snap = pyodide_snapshot() if snapshot else None
     if snap is not None:
         shutil.copyfile(snap, staging / SNAPSHOT_PATH)
-    pyc = pyc_bundle(staging, wheel) if snapshot else None
-    if pyc is not None:
-        shutil.copyfile(pyc, staging / PYC_PATH)
+    site_image(staging, wheel, pyc_bundle(staging, wheel) if snapshot else None)
 
     for path in sorted(WEB.rglob("*")):
         if not path.is_file() or path == WORKERS / "sw.js":

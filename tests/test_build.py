@@ -52,3 +52,39 @@ def test_the_pyodide_memory_snapshot_is_made_in_node_and_listed(tmp_path):
     entry = build.snapshot_manifest(dist)
     assert entry["path"] == build.SNAPSHOT_PATH and entry["gzip"] is True and entry["size"] == snap.stat().st_size
     assert build.snapshot_manifest(tmp_path / "empty") is None
+
+
+def test_the_site_image_lays_out_the_wheels_and_bytecode_and_is_reproducible(tmp_path):
+    import gzip
+    import hashlib
+    import json
+
+    vendor = tmp_path / "staging" / "vendor" / "pyodide"
+    vendor.mkdir(parents=True)
+    (vendor / "pyodide-lock.json").write_text(json.dumps({"packages": {"numpy": {"file_name": "numpy-x.whl"}}}))
+    members = {
+        vendor / "numpy-x.whl": {"numpy/__init__.py": b"np", "numpy/_core/m.so": b"\0asm", "numpy/__init__.pyi": b"stub",
+                                 "numpy/_core/include/a.h": b"header", "numpy-x.dist-info/METADATA": b"meta"},
+        tmp_path / "ours.whl": {"readingroom/__init__.py": b"rr"},
+        tmp_path / "pyc.zip": {"readingroom/__pycache__/__init__.cpython-312.pyc": b"code"},
+    }
+    for path, files in members.items():
+        with zipfile.ZipFile(path, "w") as z:
+            for name, data in files.items():
+                z.writestr(name, data)
+    digests = []
+    for _ in range(2):
+        build.site_image(tmp_path / "staging", tmp_path / "ours.whl", tmp_path / "pyc.zip")
+        raw = (tmp_path / "staging" / build.SITE_PATH).read_bytes()
+        digests.append(hashlib.sha256(raw).hexdigest())
+    assert digests[0] == digests[1]  # the same inputs make the same bytes (the manifest's version)
+    data = gzip.decompress(raw)
+    n = int.from_bytes(data[:4], "little")
+    index = json.loads(data[4:4 + n])
+    at, files = 4 + n, {}
+    for entry in index:
+        files[entry["path"]] = data[at:at + entry["size"]]
+        at += entry["size"]
+    assert at == len(data)
+    assert files == {"numpy/__init__.py": b"np", "numpy/_core/m.so": b"\0asm", "numpy-x.dist-info/METADATA": b"meta",
+                     "readingroom/__init__.py": b"rr", "readingroom/__pycache__/__init__.cpython-312.pyc": b"code"}
