@@ -40,6 +40,8 @@ def test_documents_and_word_search_before_the_model_and_meaning_search_waits_for
     ctx.route("**/*", guard.route)
     try:
         page = ctx.new_page()
+        console = []
+        page.on("console", lambda m: console.append(m.text))
         open_app(page, site)
         BrowserDriver(page).add(CORPUS)
 
@@ -74,6 +76,10 @@ def test_documents_and_word_search_before_the_model_and_meaning_search_waits_for
         assert status["state"] == "ready" and status["search"] == "hybrid" and status["searchNote"] == ""
         assert page.locator("#app-state").inner_text() == "Ready"
         assert status["timings"]["library"] <= status["timings"]["ready"]
+        # Python came up the fast way: the build's site-packages image, not the loadPackage fallback
+        worker = status["timings"]["retrievalWorker"]
+        assert {"snapshot", "numpy", "wheel", "import", "database", "open"} <= set(worker)
+        assert not [m for m in console if "loadPackage" in m or "site-packages image" in m], console
     finally:
         ctx.close()
     assert guard.offending == [], f"requests left the origin: {guard.offending}"

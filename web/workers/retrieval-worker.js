@@ -82,7 +82,7 @@ function snapshotBytes(entry) {
 // a worker may do).
 const NUMPY_EAGER = ['numpy/_core/_multiarray_umath.', 'numpy/linalg/_umath_linalg.'];
 
-/** Unpack a wheel or zip into site-packages, as loadPackage does, without loading its libraries. */
+/** Unpack a wheel into site-packages, as loadPackage does, without loading its libraries. */
 function unpack(py, bytes, filename) {
   py._api.package_loader.unpack_buffer.callKwargs({
     buffer: bytes, filename, extract_dir: py._api.sitepackages, calculate_dynlibs: false,
@@ -91,35 +91,76 @@ function unpack(py, bytes, filename) {
 }
 
 /**
- * numpy, readingroom and their compiled bytecode into site-packages; NUMPY_EAGER's libraries are
- * loaded ahead, asynchronously (compiling off this thread while the database opens). These are
- * Pyodide 0.27's internals (pyodide._api): on any surprise, loadPackage does it the slow way.
+ * The build's site-packages image (build.py site_image: numpy, readingroom and their .pyc files),
+ * inflated by the browser as it downloads. Promise<ArrayBuffer>.
+ */
+function siteImage(manifest) {
+  const { path } = manifest.pyodide_site;
+  const integrity = manifest.assets?.find((a) => a.path === path)?.integrity;
+  const bytes = fetch(here(path), integrity ? { integrity } : {}).then((response) => {
+    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+    return new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+  });
+  bytes.catch(() => {}); // installPackages falls back to the wheels
+  return bytes;
+}
+
+/** Writes the image's files into site-packages; each file's bytes stay where they are (canOwn). */
+function writeSite(py, buffer) {
+  const headLength = new DataView(buffer).getUint32(0, true);
+  const files = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 4, headLength)));
+  const site = py._api.sitepackages;
+  const made = new Set();
+  let at = 4 + headLength;
+  for (const { path, size } of files) {
+    const dir = `${site}/${path}`.slice(0, `${site}/${path}`.lastIndexOf('/'));
+    if (!made.has(dir)) {
+      py.FS.mkdirTree(dir);
+      made.add(dir);
+    }
+    py.FS.writeFile(`${site}/${path}`, new Uint8Array(buffer, at, size), { canOwn: true });
+    at += size;
+  }
+  if (at !== buffer.byteLength) throw new Error('the site-packages image is damaged');
+}
+
+/** Loads NUMPY_EAGER's libraries ahead, asynchronously: compiling runs off this thread. */
+async function loadNumpyLibraries(py) {
+  const site = py._api.sitepackages;
+  for (const prefix of NUMPY_EAGER) {
+    const dir = `${site}/${prefix.slice(0, prefix.lastIndexOf('/'))}`;
+    const stem = prefix.slice(prefix.lastIndexOf('/') + 1);
+    const name = py.FS.readdir(dir).find((n) => n.startsWith(stem) && n.endsWith('.so'));
+    if (!name) throw new Error(`numpy has no ${prefix}*.so`);
+    await py._api.loadDynlib(`${dir}/${name}`, false, [`${site}/numpy.libs`]);
+  }
+}
+
+/**
+ * numpy and readingroom (and their compiled bytecode) into site-packages: from the build's image,
+ * or else from the two wheels. These are Pyodide 0.27's internals (pyodide._api): on any surprise,
+ * loadPackage does it the slow way.
  */
 async function installPackages(py, downloads) {
   try {
-    const numpy = await downloads.numpy;
-    unpack(py, numpy.bytes, numpy.file);
-    const site = py._api.sitepackages;
-    for (const prefix of NUMPY_EAGER) {
-      const dir = `${site}/${prefix.slice(0, prefix.lastIndexOf('/'))}`;
-      const stem = prefix.slice(prefix.lastIndexOf('/') + 1);
-      const name = py.FS.readdir(dir).find((n) => n.startsWith(stem) && n.endsWith('.so'));
-      if (!name) throw new Error(`no ${prefix}*.so in ${numpy.file}`);
-      await py._api.loadDynlib(`${dir}/${name}`, false, [`${site}/numpy.libs`]);
+    const image = await downloads.site?.catch((err) => {
+      console.warn('Reading Room: no site-packages image, unpacking the wheels:', err?.message ?? err);
+    });
+    if (image) {
+      writeSite(py, image);
+    } else {
+      const numpy = await numpyWheel();
+      unpack(py, numpy.bytes, numpy.file);
+      unpack(py, await assetBytes(downloads.manifest ?? {}, downloads.wheelPath), downloads.wheelPath.split('/').pop());
     }
-    mark('numpy');
+    await loadNumpyLibraries(py);
   } catch (err) {
-    console.warn('Reading Room: installing numpy from its wheel failed, using loadPackage:', err?.message ?? err);
+    console.warn('Reading Room: installing numpy and readingroom failed, using loadPackage:', err?.message ?? err);
     await py.loadPackage('numpy', { messageCallback: () => {} });
-    mark('numpy');
+    // A wheel URL installs as-is: no dependency resolution, so no index is ever consulted.
+    await py.loadPackage(here(downloads.wheelPath), { messageCallback: () => {} });
   }
-  // A wheel URL installs as-is: no dependency resolution, so no index is ever consulted.
-  const ours = downloads.wheel ? await downloads.wheel.catch(() => null) : null;
-  if (ours) unpack(py, ours, downloads.wheelPath.split('/').pop());
-  else await py.loadPackage(here(downloads.wheelPath), { messageCallback: () => {} });
-  // Hash-checked .pyc files (build.py pyc_bundle): a stale one is recompiled, never trusted.
-  const pyc = await downloads.pyc?.catch((err) => console.warn('Reading Room: no compiled bytecode:', err?.message ?? err));
-  if (pyc) unpack(py, pyc, 'site-pyc.zip');
+  mark('numpy');
   // Python's finder for site-packages lists the folder again. (importlib.invalidate_caches()
   // would too, but it imports importlib.metadata and email first: 0.3 s of compiling, in node.)
   const finder = py._api.sys.path_importer_cache.get(py._api.sitepackages);
@@ -137,16 +178,9 @@ async function loadRuntime() {
     stdout: (line) => console.log('[python]', line),
     stderr: (line) => console.warn('[python]', line),
   };
-  const numpy = numpyWheel();
-  numpy.catch(() => {}); // installPackages falls back
   const manifest = await manifestReady.catch(() => null);
   mark('manifest');
-  const downloads = {
-    numpy,
-    wheelPath: manifest?.wheel,
-    wheel: manifest?.wheel ? assetBytes(manifest, manifest.wheel) : null,
-    pyc: manifest?.pyodide_pyc?.path ? assetBytes(manifest, manifest.pyodide_pyc.path) : null,
-  };
+  const downloads = { manifest, wheelPath: manifest?.wheel, site: manifest?.pyodide_site ? siteImage(manifest) : null };
   let py = null;
   if (manifest?.pyodide_snapshot?.path) {
     // Restoring a memory snapshot skips the interpreter's own start-up (seconds of wasm).
@@ -319,25 +353,30 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
   if (api) return callPython('status');
   mark('start');
   if (!embedClient) usePort(port);
-  const [py, db] = await Promise.all([
-    loadPython(wheel),
-    openDatabase(sqlite, {
-      preferMemory: wanted === 'memory',
-      onBlocked: () => progress('locked', { message: 'another tab has Reading Room open' }),
-      onStep: (step) => mark(`db_${step}`),
-    }).then((db) => {
-      mark('database');
-      return db;
-    }),
-  ]);
-  pyodide = py;
-  store = db;
-  progress('database', { storage: store.storage, storageNote: store.storageNote });
-  pyodide.registerJsModule('readingroom_host', hostModule(sqlHost(store)));
+  const opening = openDatabase(sqlite, {
+    preferMemory: wanted === 'memory',
+    onBlocked: () => progress('locked', { message: 'another tab has Reading Room open' }),
+    onStep: (step) => mark(`db_${step}`),
+  }).then((db) => {
+    mark('database');
+    return db;
+  });
+  opening.catch(() => {}); // awaited below, after the import
+  pyodide = await loadPython(wheel);
+  // Python imports readingroom while the database opens: the database's waits on OPFS (the lock,
+  // the file pool) overlap the import instead of coming before it. Nothing calls SQL before open.
+  let sql = null;
+  pyodide.registerJsModule('readingroom_host', hostModule({
+    exec: (text) => sql.exec(text),
+    query: (text, params) => sql.query(text, params),
+  }));
   // Attribute proxies are borrowed from the module proxy: keep the module alive and look each
   // function up once, instead of minting a new proxy per call.
   const mod = pyodide.pyimport('readingroom.worker');
   mark('import');
+  store = await opening;
+  sql = sqlHost(store);
+  progress('database', { storage: store.storage, storageNote: store.storageNote });
   api = {};
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
     'cancel_ingest', 'cancel_queries_before', 'clear_unfinished', 'reindex', 'neighbours', 'warm',
