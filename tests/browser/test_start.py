@@ -51,7 +51,7 @@ def test_documents_and_word_search_before_the_model_and_meaning_search_waits_for
         page.wait_for_function("() => window.readingroom !== undefined", timeout=READY_TIMEOUT_MS)
         status = page.evaluate(LIBRARY_READY)
         assert status["embedder"] is None  # the model cannot be up: its weights are held
-        assert status["state"] == "words" and status["search"] == "words"
+        assert status["state"] == "words" and status["searchMode"] == "words"
         assert "Meaning search in a moment" in status["searchNote"]
         assert (status["documents"], status["storage"]) == (3, "opfs")
         assert "meaning search in a moment" in page.locator("#app-state").inner_text()
@@ -67,13 +67,13 @@ def test_documents_and_word_search_before_the_model_and_meaning_search_waits_for
 
         # A search by meaning asked now waits for the model, then answers by meaning.
         page.evaluate("() => { window.__meaning = window.readingroom.query('breast cancer gene'); }")
-        assert page.evaluate("() => window.readingroom.status()")["search"] == "words"
+        assert page.evaluate("() => window.readingroom.status()")["searchMode"] == "words"
         held.release()
         r = page.evaluate("() => window.__meaning")
         assert r["reason"] is None and r["results"][0]["doc_name"] == "genetics.md"
         assert r["evidence"][0]["vector_rank"] == 1 and r["evidence"][0]["lexical_rank"] is None
         status = wait_ready(page)
-        assert status["state"] == "ready" and status["search"] == "hybrid" and status["searchNote"] == ""
+        assert status["state"] == "ready" and status["searchMode"] == "hybrid" and status["searchNote"] == ""
         assert page.locator("#app-state").inner_text() == "Ready"
         assert status["timings"]["library"] <= status["timings"]["ready"]
         # Python came up the fast way: the build's site-packages image, not the loadPackage fallback

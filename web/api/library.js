@@ -5,7 +5,7 @@
 //                                          (see below for a model that fails to load)
 //   window.readingroom.libraryReady        Promise<status>, resolves once Python and the library are up,
 //                                          often before the model: documents are listed and searching
-//                                          by words works; status().search is 'words' until the model
+//                                          by words works; status().searchMode is 'words' until the model
 //                                          is up ('hybrid' then), and a search by meaning waits for it
 //                                          (the header says "meaning search in a moment"). Every call
 //                                          below but embed() waits only for this.
@@ -106,7 +106,8 @@ function libraryOpen() {
   return state.state === 'words' || state.state === 'ready';
 }
 
-// What searching can do now, a typed state for status().search (searchNote says it in words):
+// What searching can do now, a typed state for status().searchMode (searchNote says it in words;
+// Python's own status().search is about its in-memory search legs, a different thing):
 // 'starting' (nothing open yet), 'words' (the model is loading: searching by words works now; a
 // search by meaning waits for the model), 'hybrid', 'words_only' (the model could not load).
 const SEARCH_NOTES = {
@@ -366,7 +367,7 @@ function publicStatus(pythonStatus = {}) {
     ...(state.embedderError ? { embedderError: state.embedderError } : {}),
     embedderRestarts: embedding.restarts,
     storageNote: state.storageNote,
-    search: searchState(),
+    searchMode: searchState(),
     searchNote: SEARCH_NOTES[searchState()] ?? '',
     timings: state.timings,
     persisted: state.persisted ?? false,
