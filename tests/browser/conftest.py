@@ -40,15 +40,22 @@ def site():
 
 
 @pytest.fixture(scope="session")
-def browser():
+def playwright():
+    """One Playwright for the whole run: its sync API cannot be started twice in one process, so
+    a module that needs a differently launched Chromium launches it from this one."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright):
+    b = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    yield b
+    b.close()
 
 
 class OriginGuard:

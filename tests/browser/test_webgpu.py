@@ -44,14 +44,12 @@ SURVEYS = [survey(t) for t in ("orchard", "quarry", "meadow", "foundry", "estuar
 
 
 @pytest.fixture(scope="module")
-def browser():
-    """This module's Chromium offers WebGPU (a software adapter); the other tests' offers none."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=GPU_ARGS, headless=True)
-        yield b
-        b.close()
+def browser(playwright):
+    """This module's Chromium offers WebGPU (a software adapter); the other tests' offers none.
+    Launched from the run's one Playwright (conftest), beside the other tests' Chromium."""
+    b = playwright.chromium.launch(executable_path=CHROMIUM, args=GPU_ARGS, headless=True)
+    yield b
+    b.close()
 
 
 def open_page(context, site: str, query: str):
