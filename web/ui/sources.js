@@ -112,34 +112,51 @@ function row(doc, folder, onDelete) {
     remove);
 }
 
-// Rows are made this many at a time, the main thread given back between batches: 37,786
-// documents' rows made at once held it for ~20 s after an import (load ~15), and the first
-// query's answer, the box and every click waited behind them. A small library is shown at once.
-const ROWS_PER_BATCH = 400;
-let shown = 0; // the latest showDocuments call: an older one stops making rows
+// At most this many rows are in the page at once (more with "Show more"): a row per document
+// for a library of 37,786 documents kept the main thread busy for many seconds after an import,
+// and every answer and click waited behind it. The filter works on the data, not on the rows,
+// so any document is a few keystrokes away.
+const ROW_LIMIT = 300;
+let limit = ROW_LIMIT;
+let onDeleteRow = () => {};
 
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+const needle = () => ($('doc-filter')?.value ?? '').trim().toLowerCase();
+const matching = () => {
+  const n = needle();
+  return n ? docs.filter((d) => `${d.name} ${d.doc_type}`.toLowerCase().includes(n)) : docs;
+};
 
 /** Rows grouped by folder: documents without one first, then a collapsible group per folder. */
-export async function showDocuments(list, onDelete) {
-  const mine = ++shown;
+export function showDocuments(list, onDelete) {
   docs = list;
+  onDeleteRow = onDelete;
+  limit = ROW_LIMIT;
   const ids = new Set(docs.map((d) => d.id));
   if (scope !== null) scope = new Set([...scope].filter((id) => ids.has(id)));
+  $('no-documents').hidden = docs.length > 0;
+  $('scope-tools').hidden = docs.length === 0;
+  showScope();
+  render();
+}
+
+/** The rows of the documents the filter matches, up to the limit, in their folder groups. */
+function render() {
   const box = $('document-list');
   const open = new Set([...box.querySelectorAll('details.doc-group[open]')].map((d) => d.dataset.folder));
   const known = new Set([...box.querySelectorAll('details.doc-group')].map((d) => d.dataset.folder));
+  const filtering = Boolean(needle());
+  const found = matching();
   const folders = new Map();
-  for (const doc of docs) {
+  for (const doc of found) {
     const folder = folderOf(doc.name);
     if (!folders.has(folder)) folders.set(folder, []);
     folders.get(folder).push(doc);
   }
   const parts = [];
-  const lists = []; // [ul, folder, members]: filled batch by batch below
+  let room = limit;
   for (const [folder, members] of [...folders].sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b)))) {
-    const rows = h('ul', { class: 'doc-rows' });
-    lists.push([rows, folder, members]);
+    const rows = h('ul', { class: 'doc-rows' }, ...members.slice(0, Math.max(0, room)).map((d) => row(d, folder, onDeleteRow)));
+    room -= members.length;
     if (!folder) {
       parts.push(rows);
       continue;
@@ -148,51 +165,33 @@ export async function showDocuments(list, onDelete) {
       h('summary', {}, h('span', { class: 'group-name', text: `${folder}/` }), ' ',
         h('span', { class: 'group-count', text: plural(members.length, 'document') })),
       rows);
-    group.open = known.has(folder) ? open.has(folder) : folders.size === 1 || members.length <= 12;
+    group.open = filtering || (known.has(folder) ? open.has(folder) : folders.size === 1 || members.length <= 12);
     parts.push(group);
   }
+  if (found.length > limit) {
+    const more = h('button', { type: 'button', class: 'quiet', text: `Show ${Math.min(ROW_LIMIT, found.length - limit)} more` });
+    more.addEventListener('click', () => {
+      limit += ROW_LIMIT;
+      render();
+    });
+    parts.push(h('p', { class: 'doc-more' },
+      `Showing ${limit.toLocaleString()} of ${found.length.toLocaleString()} ${filtering ? 'matching documents' : 'documents'}; `
+      + 'type in the filter to find others. ', more));
+  } else if (filtering && !found.length) {
+    parts.push(h('p', { class: 'doc-more', text: 'No document matches the filter.' }));
+  }
   box.replaceChildren(...parts);
-  $('no-documents').hidden = docs.length > 0;
-  $('scope-tools').hidden = docs.length === 0;
-  showScope();
-  let made = 0;
-  for (const [rows, folder, members] of lists) {
-    for (let at = 0; at < members.length; at += ROWS_PER_BATCH) {
-      if (made >= ROWS_PER_BATCH) {
-        await nextTask();
-        if (mine !== shown) return; // a newer list replaced this one
-        made = 0;
-      }
-      const batch = members.slice(at, at + ROWS_PER_BATCH).map((d) => row(d, folder, onDelete));
-      rows.append(...batch);
-      made += batch.length;
-    }
-  }
-  applyFilter();
 }
 
-/** Hides the rows the filter box does not match (name or type). */
-function applyFilter() {
-  const needle = ($('doc-filter')?.value ?? '').trim().toLowerCase();
-  // By id through one Map: a find() per row made showing 7,560 documents take seconds (n²).
-  const byId = new Map(docs.map((d) => [String(d.id), d]));
-  for (const r of document.querySelectorAll('#document-list .doc-row')) {
-    const doc = byId.get(r.dataset.docId);
-    r.hidden = Boolean(needle) && !`${doc?.name ?? ''} ${doc?.doc_type ?? ''}`.toLowerCase().includes(needle);
-  }
-  for (const g of document.querySelectorAll('#document-list details.doc-group')) {
-    const shownRows = g.querySelectorAll('.doc-row:not([hidden])').length;
-    g.hidden = shownRows === 0;
-    if (needle && shownRows) g.open = true;
-  }
-}
-
-const shownIds = () => [...document.querySelectorAll('#document-list .doc-row:not([hidden])')]
-  .filter((r) => !r.closest('details.doc-group[hidden]')).map((r) => Number(r.dataset.docId));
+/** Ids of every document the filter matches (shown or past the limit). */
+const shownIds = () => matching().map((d) => d.id);
 
 /** The filter box, Select all and Clear (each acts on the rows the filter shows). */
 export function wireSources() {
-  $('doc-filter').addEventListener('input', applyFilter);
+  $('doc-filter').addEventListener('input', () => {
+    limit = ROW_LIMIT;
+    render();
+  });
   $('select-all').addEventListener('click', () => {
     const next = new Set(scope ?? docs.map((d) => d.id));
     for (const id of shownIds()) next.add(id);

@@ -1,0 +1,67 @@
+"""The Sources pane with a library larger than it shows at once: a few hundred rows are in the
+page, the rest a "Show more" or a filter away, and Select all / Clear act on every document
+the filter matches, shown or not."""
+
+from __future__ import annotations
+
+import os
+
+from helpers import run
+
+N = 320  # more than the 300 rows the pane shows at once
+
+
+def scope_line(page) -> str:
+    return page.locator("#scope-line").inner_text()
+
+
+def rows(page) -> int:
+    return page.evaluate("() => document.querySelectorAll('#document-list .doc-row').length")
+
+
+def test_a_large_library_shows_a_few_hundred_rows_and_the_filter_reaches_the_rest(page, tmp_path, embedder):
+    import build
+    from readingroom import Library, NewDocument
+
+    path = tmp_path / "many.sqlite"
+    lib = Library.open(str(path), embedder=embedder)
+    run(lib.add([NewDocument(f"log-{i:04d}.txt", text=f"Entry {i}: the ferry left at {i % 24} o'clock.")
+                 for i in range(N)]))
+    lib.close()
+    served = build.DIST / f"test-sources-{os.getpid()}.sqlite"
+    served.write_bytes(path.read_bytes())
+    try:
+        status = page.evaluate("(u) => window.readingroom.importIndex(u)", served.name)
+    finally:
+        served.unlink()
+    assert status["documents"] == N
+    page.wait_for_function("() => /Showing 300 of 320 documents/.test(document.getElementById('document-list').textContent)")
+    assert rows(page) == 300
+    assert scope_line(page) == f"Asking all {N} documents"
+
+    # Show more: the other 20.
+    page.get_by_role("button", name="Show 20 more").click()
+    page.wait_for_function(f"() => document.querySelectorAll('#document-list .doc-row').length === {N}")
+    assert page.locator("#document-list .doc-more").count() == 0
+
+    # The filter finds a document past the first 300 rows; a filter matching nothing says so.
+    page.fill("#doc-filter", "log-0317")
+    page.wait_for_function("() => document.querySelectorAll('#document-list .doc-row').length === 1")
+    assert page.locator("#document-list .doc-row .name").inner_text() == "log-0317.txt"
+    page.fill("#doc-filter", "no-such-name")
+    page.wait_for_function("() => /No document matches/.test(document.getElementById('document-list').textContent)")
+    assert rows(page) == 0
+
+    # Select all and Clear act on every document the filter matches, shown or past the limit.
+    page.fill("#doc-filter", "")
+    page.click("#select-none")
+    assert scope_line(page).startswith("No document ticked")
+    page.fill("#doc-filter", "log-0")
+    assert rows(page) == 300  # the limit again after a new filter
+    page.click("#select-all")
+    assert scope_line(page) == f"Asking all {N} documents"
+    page.click("#select-none")
+    page.fill("#doc-filter", "log-03")
+    page.click("#select-all")
+    page.fill("#doc-filter", "")
+    assert scope_line(page) == f"Asking 20 of {N} documents"
