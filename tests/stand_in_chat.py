@@ -26,15 +26,13 @@ def _chunk(delta: dict, finish: str | None = None) -> bytes:
     return f"data: {json.dumps(event)}\n\n".encode()
 
 
-class StandInChat:
-    def __init__(self, pieces: list[str] | str, *, rewrite: str = "", drop_after: int = 2):
-        # A string streams one word per event, the way a model's tokens arrive.
-        if isinstance(pieces, str):
-            words = pieces.split(" ")
-            pieces = [w if i == 0 else f" {w}" for i, w in enumerate(words)]
-        self.pieces, self.rewrite, self.drop_after = list(pieces), rewrite, drop_after
+class LocalServer:
+    """A threaded HTTP server on a free port of 127.0.0.1 that records requests; subclasses
+    give the handler class and append to ``requests``."""
+
+    def __init__(self, handler: type[http.server.BaseHTTPRequestHandler]):
         self.requests: list[dict] = []
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -46,11 +44,21 @@ class StandInChat:
         self.server.shutdown()
         self.server.server_close()
 
-    def __enter__(self) -> StandInChat:
+    def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.close()
+
+
+class StandInChat(LocalServer):
+    def __init__(self, pieces: list[str] | str, *, rewrite: str = "", drop_after: int = 2):
+        # A string streams one word per event, the way a model's tokens arrive.
+        if isinstance(pieces, str):
+            words = pieces.split(" ")
+            pieces = [w if i == 0 else f" {w}" for i, w in enumerate(words)]
+        self.pieces, self.rewrite, self.drop_after = list(pieces), rewrite, drop_after
+        super().__init__(self._handler())
 
     def _handler(self):
         stand_in = self

@@ -15,12 +15,11 @@ import http.client
 import http.server
 import json
 import socket
-import threading
 
 import pytest
 
 from pages import ARTIFACTS, screenshot, wait_ready, wait_until
-from stand_in_chat import StandInChat
+from stand_in_chat import LocalServer, StandInChat
 
 SETTINGS_KEY = "readingroom.chat.settings.v1"
 API_KEY_KEY = "readingroom.chat.apiKey.v1"
@@ -90,7 +89,7 @@ def llama_server():
         server.close()
 
 
-class RecordingProxy:
+class RecordingProxy(LocalServer):
     """Forwards everything to `upstream` and records each request.
 
     A path starting with /drop/ is forwarded without that prefix, but the response is cut off
@@ -102,7 +101,6 @@ class RecordingProxy:
 
     def __init__(self, upstream: str):
         self.upstream = upstream.removeprefix("http://")
-        self.requests: list[dict] = []
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -172,17 +170,7 @@ class RecordingProxy:
                 self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                 self.wfile.flush()
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def posts(self) -> list[dict]:
-        return [r for r in self.requests if r["method"] == "POST"]
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 @pytest.fixture
