@@ -45,8 +45,9 @@ wasm.wasmPaths.wasm = new URL('ort-wasm-simd-threaded.wasm', vendor).href;
 // time ingestion sends work), taking buckets from one queue. Measured in the page against one
 // worker with onnxruntime-web's threads set to both cores (bench embedding, interleaved, on this
 // shared 2-core machine, two runs at load 11-23): 1 worker x 2 threads 1.24 and 1.14 chunks/s,
-// 2 workers x 1 thread 2.05 and 2.11, 1 worker x 1 thread 1.85 and 2.15 (p50 of 4 rounds each; a
-// quiet machine has yet to be measured). Two independent sessions never wait on each
+// 2 workers x 1 thread 2.05 and 2.11, 1 worker x 1 thread 1.85 and 2.15 (p50 of 4 rounds each); on a
+// quiet machine (load 1.5, 5 rounds of 96 texts) 18.8, 19.6 and 10.5 chunks/s: close when both cores are
+// free, far apart when the other core is busy. Two independent sessions never wait on each
 // other, while wasm threads meet at a barrier inside every operator and stall whenever the other
 // core is busy; and two workers need no SharedArrayBuffer, so a page without cross-origin
 // isolation uses both cores too. Threads need SharedArrayBuffer, which only a cross-origin
