@@ -39,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 DIST = ROOT / "dist"
+EMPTY_DIST = ROOT / "dist-empty"  # the site with no bundled library: tests and benches start from it
 CACHE = ROOT / ".cache"
 WEB = ROOT / "web"
 # web/workers/ (the retrieval, embedding and service workers and what they share) is served from
@@ -292,7 +293,7 @@ WHEEL_DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so unchanged sources give an identi
 def build_readingroom_wheel(py_src: Path, out_dir: Path) -> Path:
     """Zip py_src/readingroom into a pure-Python wheel (no setuptools run, no build isolation).
 
-    Ships *.py and *.sql, matching pyproject's package-data.
+    Ships *.py, *.sql and the answer models' weights (answer/*.json), matching pyproject's package-data.
     """
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     name, version = project["name"], project["version"]
@@ -302,7 +303,8 @@ def build_readingroom_wheel(py_src: Path, out_dir: Path) -> Path:
     if not (pkg / "__init__.py").is_file():
         raise BuildError(f"{pkg}/__init__.py not found: nothing to put in the readingroom wheel")
     for path in sorted(pkg.rglob("*")):
-        if path.is_file() and path.suffix in (".py", ".sql") and "__pycache__" not in path.parts:
+        shipped = path.suffix in (".py", ".sql") or (path.suffix == ".json" and path.parent.name == "answer")
+        if path.is_file() and shipped and "__pycache__" not in path.parts:
             files.append((path.relative_to(py_src).as_posix(), path.read_bytes()))
 
     metadata = [
@@ -830,23 +832,38 @@ def _run(cmd: list[str]) -> None:
         raise BuildError(f"command failed: {' '.join(cmd)}")
 
 
+APT_FOR_TESTS = {"/usr/bin/chromium": "chromium", "/usr/bin/cmake": "cmake", "/usr/bin/g++": "g++",
+                 "/usr/bin/objdump": "binutils"}  # the browser; what compiles llama-server
+
+
 def install_test_dependencies() -> None:
-    """Everything the tests need on a fresh machine: Debian's chromium, the Python package with
-    its native and test extras (pinned in pyproject.toml), and the npm packages (package-lock)."""
-    if not CHROMIUM.exists():
+    """Everything the tests need on a fresh machine: Debian's chromium (and cmake, g++ and
+    binutils for llama-server), the Python package with its native and test extras (pinned in
+    pyproject.toml), the npm packages (package-lock), and a llama-server compiled from pinned
+    source for any x86-64 with AVX2 (llama_build.py), checked to run here before any test."""
+    missing = sorted({pkg for path, pkg in APT_FOR_TESTS.items() if not Path(path).exists()})
+    if missing:
         sudo = [] if os.geteuid() == 0 else ["sudo"]
         env_apt = sudo + ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
         _run(env_apt + ["update", "-qq"])
-        _run(env_apt + ["install", "-y", "-qq", "chromium"])
+        _run(env_apt + ["install", "-y", "-qq", *missing])
     _run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
           "-e", ".[native,test]"])
     if shutil.which("pyenv"):  # pyenv's shims: without a rehash the new `readingroom` script is not on PATH
         subprocess.run(["pyenv", "rehash"], cwd=ROOT)
     ensure_node_modules()
+    import llama_build
+
+    try:
+        llama_build.check_runs(llama_build.build(), chat_model_path())
+    except llama_build.LlamaBuildError as e:
+        raise BuildError(str(e)) from None
 
 
 def test(pytest_args: list[str]) -> int:
-    """Install what the tests need, build the site, and run the whole suite (native + browser)."""
+    """Install what the tests need, build the site, and run the whole suite (native + browser).
+    The tests build their own site without the bundled library into EMPTY_DIST, so dist/ stays
+    what `python3 build.py` makes."""
     install_test_dependencies()
     build()
     model_dir()  # the native side reads the very files the site serves

@@ -32,8 +32,8 @@ def site():
     import build
 
     if not os.environ.get("READINGROOM_NO_BUILD"):
-        build.build(demo=False)  # tests start from an empty library; test_bundle checks the demo
-    server, _thread = build.serve(build.DIST, 0)
+        build.build(dist=build.EMPTY_DIST, demo=False)  # tests start from an empty library; test_bundle checks the demo
+    server, _thread = build.serve(build.EMPTY_DIST, 0)
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()

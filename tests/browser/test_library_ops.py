@@ -24,7 +24,7 @@ def publish():
     made = []
 
     def put(path):
-        target = build.DIST / f"test-{os.getpid()}-{path.name}"
+        target = build.EMPTY_DIST / f"test-{os.getpid()}-{path.name}"
         shutil.copyfile(path, target)
         made.append(target)
         return target.name

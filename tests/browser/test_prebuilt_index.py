@@ -35,7 +35,7 @@ def test_a_cli_built_index_gives_the_same_top5_in_the_browser(page, tmp_path, mo
     cli("index", str(notes), cwd=tmp_path, model_dir=model_dir)
     exported = tmp_path / "export.sqlite"
     cli("export", str(exported), cwd=tmp_path, model_dir=model_dir)
-    served = build.DIST / f"test-index-{os.getpid()}.sqlite"
+    served = build.EMPTY_DIST / f"test-index-{os.getpid()}.sqlite"
     shutil.copyfile(exported, served)
     try:
         status = page.evaluate("(u) => window.readingroom.importIndex(u)", served.name)

@@ -28,7 +28,7 @@ def test_a_large_library_shows_a_few_hundred_rows_and_the_filter_reaches_the_res
     run(lib.add([NewDocument(f"log-{i:04d}.txt", text=f"Entry {i}: the ferry left at {i % 24} o'clock.")
                  for i in range(N)]))
     lib.close()
-    served = build.DIST / f"test-sources-{os.getpid()}.sqlite"
+    served = build.EMPTY_DIST / f"test-sources-{os.getpid()}.sqlite"
     served.write_bytes(path.read_bytes())
     try:
         status = page.evaluate("(u) => window.readingroom.importIndex(u)", served.name)

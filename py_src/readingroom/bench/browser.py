@@ -29,14 +29,14 @@ def _build_module():
 
 def dist(rebuild: bool = True) -> Path:
     build = _build_module()
-    if rebuild or not (build.DIST / "index.html").exists():
-        build.build(demo=False)  # the bench imports its own indexes into an empty library
-    return build.DIST
+    if rebuild or not (build.EMPTY_DIST / "index.html").exists():
+        build.build(dist=build.EMPTY_DIST, demo=False)  # the bench imports its own indexes into an empty library
+    return build.EMPTY_DIST
 
 
 def publish(path: Path, name: str) -> str:
     """Put a file in ``dist/bench/`` so the page can fetch it from its own origin."""
-    target = _build_module().DIST / "bench" / name
+    target = _build_module().EMPTY_DIST / "bench" / name
     target.parent.mkdir(parents=True, exist_ok=True)
     if not target.exists() or target.stat().st_size != path.stat().st_size:
         target.unlink(missing_ok=True)
@@ -54,7 +54,7 @@ def session(rebuild: bool = True) -> Iterator[tuple]:
 
     build = _build_module()
     dist(rebuild)
-    server, _ = build.serve(build.DIST, 0)
+    server, _ = build.serve(build.EMPTY_DIST, 0)
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
         with sync_playwright() as pw:

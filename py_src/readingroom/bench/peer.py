@@ -127,7 +127,7 @@ def publish_orama() -> str:
     src = bb.REPO / "node_modules" / "@orama" / "orama" / "dist" / "browser"
     if not src.exists():
         raise SystemExit("@orama/orama is not installed: run `npm ci --ignore-scripts` (build.py does)")
-    dest = bb._build_module().DIST / "bench" / "orama"
+    dest = bb._build_module().EMPTY_DIST / "bench" / "orama"
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(src, dest)
     return "./bench/orama/index.js"
