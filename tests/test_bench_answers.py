@@ -3,6 +3,8 @@ fixture-sized subset over the bundled corpus."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from readingroom.bench import answer_scores, answers
@@ -149,12 +151,58 @@ def test_a_server_transport_is_sent_the_answer_messages_and_its_sentences_are_ch
                                            "--limit", "2", "--llm", f"{server.url}/v1", timeout=600)
     received = [(r["path"], r["json"]) for r in server.requests]
     questions = [i["question"] for i in answers.load_set("answerable")[:2]]
-    assert [r[0] for r in received] == ["/v1/chat/completions"] * 2
-    for (_, body), q in zip(received, questions):
+    native = res["answers"]["native"]
+    brief_n = native["transports"]["server_brief"].get("answers", 0)
+    assert [r[0] for r in received] == ["/v1/chat/completions"] * (2 + brief_n)
+    # first the whole packed context (answer.messages), then the quick answer's sentences as
+    # notes (answer.brief_messages, what the in-page model is sent)
+    for (_, body), q in zip(received, questions + questions[:brief_n]):
         assert body["stream"] is True and body["messages"][0]["role"] == "system"
         assert "[1]" in body["messages"][0]["content"] and body["messages"][-1] == {"role": "user", "content": q}
-    srv = res["answers"]["native"]["transports"]["server"]
+    assert all("Notes:" in body["messages"][0]["content"] for _, body in received[2:])
+    srv = native["transports"]["server"]
     assert srv["answers"] == 2 and srv["errors"] == [] and srv["sentences"] >= 4
     assert srv["invalid_citations"] == 2 and 2 <= srv["unsupported"] <= srv["sentences"]
     assert 0 < srv["first_token_ms"]["p50"] <= srv["total_ms"]["p50"]
-    assert "server: first token from asking" in proc.stdout and "scifact" not in res["answers"]["native"]
+    assert "server: first token from asking" in proc.stdout and "scifact" not in native
+
+
+def _qa_line(id_, source, title, question, context, sentences=None, labels=None, answers=()):
+    return json.dumps({"id": id_, "source": source, "split": "x", "question": question, "title": title,
+                       "context": context, "sentences": sentences, "labels": labels, "answers": list(answers),
+                       "impossible": False, "yesno": None})
+
+
+def test_public_sets_run_on_a_small_copy_of_their_format(tmp_path, model_dir):
+    """``--qa-data`` with files of the public sets' format made here (the real ones are fetched
+    at development time and never live in the repository): every public set is asked through
+    Library.ask and scored by whether the quick answer holds the labelled answer."""
+    import beir_fixture
+
+    qa = tmp_path / "qa"
+    kettle = "The kettle is descaled every month with citric acid. It boils water in two minutes."
+    garden = "Roses are pruned in early spring. Tomatoes need water every day in summer."
+    rows = {
+        "squad11-dev/dev.jsonl": [_qa_line("s1", "squad11-dev", "Kettle", "How often is the kettle descaled?", kettle,
+                                           answers=["every month"]),
+                                  _qa_line("s2", "squad11-dev", "Garden", "When are roses pruned?", garden,
+                                           answers=["early spring"])],
+        "wikiqa/test.jsonl": [_qa_line("w1", "wikiqa", "Garden", "when to prune roses", garden,
+                                       ["Roses are pruned in early spring.", "Tomatoes need water every day in summer."], [1, 0])],
+    }
+    for f in ("selqa/dev.jsonl", "selqa/test.jsonl", "wikiqa/train.jsonl", "wikiqa/dev.jsonl"):
+        rows[f] = [_qa_line(f"{f}-{i}", "selqa", f"T{i}", "How fast does the kettle boil water?", kettle,
+                            kettle.split(". "), [0, 1]) for i in range(8)]
+    for f, lines in rows.items():
+        (qa / f).parent.mkdir(parents=True, exist_ok=True)
+        (qa / f).write_text("\n".join(lines) + "\n")
+    proc, res = beir_fixture.run_bench(tmp_path, model_dir, "answers", "--native", "--set", "unanswerable",
+                                       "--limit", "2", "--qa-data", str(qa), timeout=600)
+    pub = res["answers"]["public"]
+    assert set(pub) == {"squad", "wikiqa", "heldback"}
+    assert pub["squad"]["questions"] == 2 and pub["wikiqa"]["questions"] == 1
+    for name, d in pub.items():
+        assert 0 <= d["phrase"] <= 1 and 0 <= d["false_refusals"] <= 1, (name, d)
+        assert d["latency_ms"]["n"] == d["questions"] and d["load"][0]
+    assert pub["squad"]["phrase"] == 1.0 and pub["squad"]["top3_expected"] == 1.0  # two plain questions
+    assert "answer in quick answer" in proc.stdout and "heldback" in proc.stdout

@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from . import answer as _answer, citations, coverage, followup, merge, pack, prompt, reasons, search
+from . import answer as _answer, citations, followup, merge, pack, prompt, reasons, search
+from .answer import coverage, model as _model
 from .errors import BadInput, Cancelled, EmbedderError
-from .fts import terms
 from .options import Options
 from .records import Hit, Span
 from .retrieve import RetrievalResult, retrieve
@@ -42,6 +42,7 @@ class Answer:
     reason: str | None = None
     message: str | None = None
     messages: list[dict] = field(default_factory=list)
+    brief_messages: list[dict] = field(default_factory=list)  # for a small model: the quick sentences
     model_passages: int = 0  # the model is sent passages [1]..[model_passages]
     model_tokens: int = 0  # of sources it is sent, out of model_budget
     model_budget: int = 0
@@ -53,6 +54,7 @@ class Answer:
         return {"question": self.question, "standalone_query": self.standalone_query,
                 "quick": [q.to_dict() for q in self.quick], "covered": self.covered,
                 "reason": self.reason, "message": self.message, **d, "messages": self.messages,
+                "brief_messages": self.brief_messages,
                 "model_passages": self.model_passages, "model_tokens": self.model_tokens,
                 "model_budget": self.model_budget}
 
@@ -72,7 +74,7 @@ def split_options(options: Options | dict | None) -> tuple[Options, dict]:
     return Options.from_dict(d), {**ASK_OPTIONS, **own}
 
 
-def _span_pieces(index, result: RetrievalResult, spans: Sequence[Span]) -> list[list[merge.Piece]]:
+def span_pieces(index, result: RetrievalResult, spans: Sequence[Span]) -> list[list[merge.Piece]]:
     """How each span's text maps onto its document, from its chunks (the evidence holds
     them; any it does not are read back)."""
     hits: dict[int, Hit] = {h.chunk_id: h for h in result.evidence}
@@ -84,6 +86,20 @@ def _span_pieces(index, result: RetrievalResult, spans: Sequence[Span]) -> list[
         run = sorted((hits[c] for c in s.chunk_ids if c in hits), key=lambda h: (h.chunk_index, h.start))
         out.append(merge.pieces(run) if len(run) == len(s.chunk_ids) else [])
     return out
+
+
+async def embed_candidates(embedder: Embedder | None, query: str, cands: Sequence[_answer.Candidate],
+                           result: RetrievalResult, cancelled: Callable[[], bool] = lambda: False):
+    """(query vector, candidate vectors, the embedder's failure kind or None): one batch."""
+    if not cands or embedder is None or result.reason is not None:
+        return None, None, None
+    if cancelled():
+        raise Cancelled("a newer question replaced this one")
+    try:
+        got = await embedder.embed([query] + [c.text for c in cands])
+    except EmbedderError as e:
+        return None, None, e.kind
+    return got[0], got[1:], None
 
 
 async def ask(index, embedder: Embedder | None, question: str, history: Sequence[Any] = (),
@@ -115,37 +131,23 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
         out.message = reasons.message(out.reason, result.stats.get("error"))
         return _done(out, ms, t0, None)
     spans = result.packed.spans
-    cands = _answer.candidates(standalone, spans[:_answer.MAX_SPANS],
-                               _span_pieces(index, result, spans[:_answer.MAX_SPANS]))
+    cands = _answer.prepare(standalone, spans, span_pieces(index, result, spans), result.evidence)
     lap("sentences")
-    qvec = vecs = None
-    if cands and embedder is not None and result.reason is None:
-        if cancelled():
-            raise Cancelled("a newer question replaced this one")
-        try:
-            got = await embedder.embed([standalone] + [c.text for c in cands])
-            qvec, vecs = got[0], got[1:]
-        except EmbedderError as e:
-            out.reason = e.kind
+    qvec, vecs, failed = await embed_candidates(embedder, standalone, cands, result, cancelled)
+    out.reason = failed or out.reason
     lap("embed")
-    score = _answer.scores(standalone, cands, qvec, vecs)
-    packed_ids = {c for s in spans for c in s.chunk_ids}
-    words = max((_answer.lexical_share(terms(standalone), s.text) for s in spans[:_answer.MAX_SPANS]),
-                default=0.0)
-    ev = coverage.Evidence(
-        passage_sim=coverage.passage_sim(result.evidence, packed_ids) if qvec is not None else None,
-        sentence_sim=(max(float(v @ qvec) for v in vecs) if vecs is not None and len(vecs) else None),
-        words=round(words, 4))
-    out.covered = bool(spans) and coverage.covered(ev)
-    out.quick = _answer.select(cands, score) if out.covered else []
+    scored, ev = _answer.decide(standalone, cands, qvec, vecs, spans, result.evidence)
+    out.covered = bool(cands) and coverage.covered(ev)
+    out.quick = _answer.select(scored) if out.covered else []
     if not out.covered and out.reason is None:
-        out.reason = reasons.NOT_COVERED
+        out.reason = reasons.NO_SENTENCE if spans and not cands else reasons.NOT_COVERED
     out.message = reasons.message(out.reason)
-    if out.reason and out.reason != reasons.NOT_COVERED and not out.covered:
+    if out.reason not in (None, reasons.NOT_COVERED, reasons.NO_SENTENCE) and not out.covered:
         out.message += " " + reasons.message(reasons.NOT_COVERED)
     sent = result.packed if own["model_budget"] is None else pack.prefix(result.packed, own["model_budget"])
     out.messages = prompt.messages(q, pack.context_text(sent), turns, own["history_budget"])
     out.model_passages, out.model_tokens, out.model_budget = len(sent.spans), sent.tokens, sent.budget
+    out.brief_messages = prompt.brief_messages(q, [(s.n, s.text) for s in out.quick])
     lap("select")
     return _done(out, ms, t0, ev)
 
@@ -154,7 +156,8 @@ def _done(out: Answer, ms: dict, t0: float, ev: coverage.Evidence | None) -> Ans
     ms["total"] = round((time.perf_counter() - t0) * 1000, 3)
     out.retrieval.stats = {**out.retrieval.stats,
                            "answer": {"timings_ms": ms, "coverage": (
-                               {**ev.to_dict(), "score": coverage.score(ev), "bar": coverage.BAR}
+                               {**ev.to_dict(), "probability": coverage.probability(ev),
+                                "threshold": _model.load()[1].threshold}
                                if ev else None)}}
     return out
 

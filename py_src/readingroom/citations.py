@@ -99,7 +99,7 @@ def plan(answer: str, passages: Sequence[dict]) -> Plan:
     cite a real passage, then the sentences of the passages they cite."""
     by_n = {int(p["n"]): str(p.get("text") or "") for p in passages if "n" in p}
     p = Plan(passages=by_n)
-    for s in sentences.split(answer or "")[:MAX_ANSWER_SENTENCES]:
+    for s in sentences.split(answer or "", labels=False)[:MAX_ANSWER_SENTENCES]:
         cited = numbers(s.text)
         claim = s.kind != sentences.HEADING and not makes_no_claim(s.text)
         p.units.append(Unit(s, [n for n in cited if n in by_n], [n for n in cited if n not in by_n], claim))

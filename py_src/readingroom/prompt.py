@@ -21,6 +21,11 @@ NO_SOURCES_INSTRUCTIONS = (
     "The user asked about their own documents, but no passage in them matches the question. "
     "Say that the documents do not seem to cover it. Do not make up an answer."
 )
+BRIEF_INSTRUCTIONS = (
+    "Answer the question in one or two short sentences, using only the numbered notes below, which "
+    "are quoted from the user's own documents. End each sentence with the [n] of the note it uses. "
+    "If the notes do not answer the question, say that the documents do not say."
+)
 HISTORY_BUDGET = 400  # tokens of earlier turns, on top of the context's own budget
 
 
@@ -56,3 +61,14 @@ def messages(question: str, context: str | None, earlier_turns: Iterable[Any] = 
     for pair in reversed(history):
         out += pair
     return out + [{"role": "user", "content": question}]
+
+
+def brief_messages(question: str, notes: Iterable[tuple[int, str]]) -> list[dict]:
+    """``[system, user]`` for a small model: the quick answer's sentences as numbered notes
+    (``(n, sentence)``, n being the passage's [n]) in place of whole passages it cannot read in
+    time, and a one- or two-sentence answer asked for. No notes: no messages."""
+    lines = [f"[{n}] {' '.join(text.split())}" for n, text in notes]
+    if not lines:
+        return []
+    return [{"role": "system", "content": f"{BRIEF_INSTRUCTIONS}\n\nNotes:\n" + "\n".join(lines)},
+            {"role": "user", "content": question}]

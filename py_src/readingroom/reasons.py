@@ -14,7 +14,8 @@ MODEL_MISMATCH = "model_mismatch"
 EMBED_FAILED = "embed_failed"
 OFFLINE = "offline"
 ERROR = "error"
-NOT_COVERED = "not_covered"  # ask: no passage clears the coverage bar (see coverage.py)
+NOT_COVERED = "not_covered"  # ask: the coverage model says the documents do not answer it (answer/coverage.py)
+NO_SENTENCE = "no_sentence"  # ask: passages were found, but none holds a prose sentence to quote
 
 MESSAGES = {
     EMPTY_QUERY: "Type a question first.",
@@ -27,6 +28,8 @@ MESSAGES = {
              "match words only.",
     ERROR: "Searching failed; the library could not be read.",
     NOT_COVERED: "Your documents do not seem to cover this.",
+    NO_SENTENCE: "The passages found hold no sentence to quote as an answer (only code, tables or "
+                 "headings): read them below.",
 }
 
 

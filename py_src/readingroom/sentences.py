@@ -180,7 +180,7 @@ def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
-def _block(text: str, start: int, end: int) -> list[Sentence]:
+def _block(text: str, start: int, end: int, labels: bool = True) -> list[Sentence]:
     """A blank-line separated block: headings (a markdown "# ..." line, or a line underlined
     with === / *** / ---) in their place, and the runs of lines between them."""
     lines = _lines(text, start, end)
@@ -193,7 +193,7 @@ def _block(text: str, start: int, end: int) -> list[Sentence]:
         underlined = (i + 1 < len(lines) and text[a:b].strip()
                       and _UNDERLINE.match(text[lines[i + 1][0]:lines[i + 1][1]]))
         if atx or underlined or _UNDERLINE.match(text[a:b]):
-            out += _run(text, run)
+            out += _run(text, run, labels)
             run = []
             if atx or underlined:
                 s, e = _strip(text, a, b)
@@ -202,10 +202,10 @@ def _block(text: str, start: int, end: int) -> list[Sentence]:
             continue
         run.append((a, b))
         i += 1
-    return out + _run(text, run)
+    return out + _run(text, run, labels)
 
 
-def _run(text: str, body: list[tuple[int, int]]) -> list[Sentence]:
+def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Sentence]:
     """Lines with no heading among them: a table, code, list items, a label, or prose."""
     if not body:
         return []
@@ -227,14 +227,16 @@ def _run(text: str, body: list[tuple[int, int]]) -> list[Sentence]:
     if starts:
         bounds = sorted(set([a] + starts)) + [b]
         return [u for x, y in zip(bounds, bounds[1:]) for u in _prose(text, x, y, ITEM if x in starts else PROSE)]
-    if len(body) == 1 and len(chunk.split()) <= 12 and not re.search(
+    if labels and len(body) == 1 and len(chunk.split()) <= 12 and not re.search(
             r"[.!?:…。！？][\"'”’)\]]*(?:\s*\[\d+\])?\s*$", chunk):
         return [Sentence(text[s:e], s, e, HEADING)]  # a short line on its own: a label or signature
     return _prose(text, a, b, PROSE)
 
 
-def split(text: str) -> list[Sentence]:
-    """Every sentence-like unit of ``text`` in order, with offsets into ``text``."""
+def split(text: str, labels: bool = True) -> list[Sentence]:
+    """Every sentence-like unit of ``text`` in order, with offsets into ``text``. ``labels``:
+    a short line on its own without a sentence end is a label (a heading); off for a model's
+    answer, whose last words may simply not be finished yet ("See also [2")."""
     out: list[Sentence] = []
     for start, end, fenced in _blocks(text):
         if fenced:
@@ -242,5 +244,5 @@ def split(text: str) -> list[Sentence]:
             if s < e:
                 out.append(Sentence(text[s:e], s, e, CODE))
         else:
-            out += _block(text, start, end)
+            out += _block(text, start, end, labels)
     return out

@@ -207,7 +207,7 @@ def ask(pg, question: str, timeout_ms: int = 300_000) -> dict:
     pg.click("#chat-root .chat-ask")
     turn_id = f"chat-{n}"
     pg.wait_for_function(f"() => {ENDED.format(id=turn_id)} || {ANSWERED.format(id=turn_id)}", timeout=timeout_ms)
-    if pg.evaluate(f"() => {ANSWERED.format(id=turn_id)}"):
+    if pg.evaluate(f"() => {ANSWERED.format(id=turn_id)}") and pg.locator(f"#{turn_id} .write-answer").count():
         pg.click(f"#{turn_id} .write-answer")
         pg.wait_for_function(f"() => {ENDED.format(id=turn_id)}", timeout=timeout_ms)
     return turn(pg, turn_id)
@@ -217,9 +217,13 @@ def turn(pg, turn_id: str) -> dict:
     return pg.evaluate("""(id) => {
         const t = document.getElementById(id);
         const q = (s) => t.querySelector(s);
-        return {
+        const out = {
             ...t.dataset,
             answer: q('.chat-answer').textContent,
+            // the sentences the citation check found unsupported, folded away from the answer
+            unsupported: [...t.querySelectorAll('.unsupported-fold .unsupported')].map((n) => n.textContent),
+            drafts: [...t.querySelectorAll('.chat-answer .draft')].map((n) => n.textContent),
+            quick: [...t.querySelectorAll('.quick-sentence')].map((n) => n.textContent),
             note: q('.chat-note').hidden ? '' : q('.chat-note').textContent,
             error: q('.chat-error').hidden ? '' : q('.chat-error').textContent,
             sources: [...t.querySelectorAll('.chat-source')].map((s) => s.textContent),
@@ -228,6 +232,8 @@ def turn(pg, turn_id: str) -> dict:
             retrieval: q('.chat-retrieval').textContent,
             timing: q('.chat-timing').textContent,
         };
+        out.written = [out.answer, ...out.unsupported].join(' ');  // all the model wrote, checked
+        return out;
     }""", turn_id)
 
 
@@ -249,7 +255,7 @@ def test_grounded_answer_streams_from_llama_server(context, site, guard, proxy):
     pg.wait_for_function(f"() => {ENDED.format(id='chat-1')}", timeout=300_000)
     t = turn(pg, "chat-1")
     assert t["state"] == "done", t
-    assert t["answer"].strip(), t
+    assert t["written"].strip() and t["drafts"] == [], t  # every sentence checked: shown or folded away
     assert "kettle.md" in t["sources"][0] and "descaled every month" in t["sources"][0]
     assert int(t["ttfsMs"]) <= int(t["ttftMs"]) <= int(t["totalMs"])
 
@@ -273,7 +279,7 @@ def test_grounded_answer_streams_from_llama_server(context, site, guard, proxy):
     pg.locator("#chat-1 .chat-debug summary").click()
     screenshot(pg, "chat-llama-server")
     record_timings("llama-server", {"ttfs_ms": int(t["ttfsMs"]), "ttft_ms": int(t["ttftMs"]),
-                                    "total_ms": int(t["totalMs"]), "answer": t["answer"]})
+                                    "total_ms": int(t["totalMs"]), "answer": t["written"]})
 
     # Plain chat: no retrieval, no system message.
     pg.locator("#chat-root .chat-grounded input").uncheck()
@@ -338,7 +344,7 @@ def test_errors_unreachable_http_status_and_dropped_stream(context, site, guard,
     base.dispatch_event("change")
     t = ask(pg, "How often is the kettle descaled?")
     assert t["state"] == "interrupted", t
-    assert t["answer"].strip(), "the words that arrived are kept"
+    assert t["written"].strip(), "the words that arrived are kept"
     assert t["note"].startswith("Interrupted"), t
     screenshot(pg, "chat-interrupted")
 
@@ -350,7 +356,7 @@ def test_in_browser_model_streams_tokens_and_stops(context, site, guard):
 
     cold = ask(pg, "How often is the kettle descaled?")
     assert cold["state"] == "done", cold
-    assert cold["answer"].strip(), cold
+    assert cold["written"].strip() and cold["drafts"] == [], cold
     assert "kettle.md" in cold["sources"][0]
     status = pg.locator("#chat-root .chat-status").inner_text()
     assert "In-browser model ready" in status, status
@@ -363,12 +369,12 @@ def test_in_browser_model_streams_tokens_and_stops(context, site, guard):
     assert pg.evaluate("async () => (await (await caches.open('chat-models')).keys()).length") == 1
 
     warm = ask(pg, "When are the roses pruned?")
-    assert warm["state"] == "done" and warm["answer"].strip(), warm
+    assert warm["state"] == "done" and warm["written"].strip(), warm
     screenshot(pg, "chat-wllama")
     record_timings("wllama", {
         "cold": {"ttfs_ms": int(cold["ttfsMs"]), "ttft_ms": int(cold["ttftMs"]), "total_ms": int(cold["totalMs"])},
         "warm": {"ttfs_ms": int(warm["ttfsMs"]), "ttft_ms": int(warm["ttftMs"]), "total_ms": int(warm["totalMs"])},
-        "answer": cold["answer"],
+        "answer": cold["written"],
     })
 
     # Stop: a long answer is cut short by the user and what came so far stays.
@@ -398,20 +404,20 @@ def test_in_browser_model_streams_tokens_and_stops(context, site, guard):
     assert offline["state"] == "done" and offline["answer"].strip(), offline
 
 
-def test_sources_only_answer_links_citations(context, site):
-    pg = open_chat(context, site, {"transport": "none", "budget": 300, "k": 2})
+def test_no_model_shows_the_quick_answer_and_its_sources(context, site):
+    """The default transport: no model. The quick answer and the passages it cites are the
+    answer; nothing offers to write one; a [n] opens its source."""
+    pg = open_chat(context, site, {"budget": 300, "k": 2})
+    assert pg.evaluate("async () => (await window.readingroom.status()).chat.transport") == "none"
     add_docs(pg, [KETTLE, GARDEN, CAR])
-    t = ask(pg, "kettle descaling and rose pruning")
-    assert t["state"] == "done"
+    t = ask(pg, "How often is the kettle descaled?")
+    assert t["state"] == "answered", t
     assert "of 300 tokens" in t["retrieval"]
-    assert 1 <= len(t["sources"]) <= 2
-    # The answer is the packed context itself; its [n] headers are buttons that open the source.
-    assert t["answer"].startswith("[1] ")
-    assert t["cites"][0] == "1"
-    pg.locator("#chat-1 .chat-answer .chat-cite").first.click()
+    assert 1 <= len(t["sources"]) <= 2 and t["quick"], t
+    assert pg.locator("#chat-1 .write-answer, #chat-1 .ask-anyway").count() == 0
+    pg.locator("#chat-1 .quick .chat-cite").first.click()
     pg.locator("#reader").wait_for(state="visible")
     assert pg.locator("#reader .reader-title").inner_text() in t["sources"][0]
-    assert "nothing is sent to a model" in t["prompt"]
     screenshot(pg, "chat-sources-only")
 
     # Without grounding there is nothing to show and no model to ask.
@@ -428,7 +434,7 @@ def test_threads_follow_cross_origin_isolation(browser, site):
     import build
 
     for isolated in (True, False):
-        server, _ = build.serve(build.DIST, 0, isolation=isolated)
+        server, _ = build.serve(build.EMPTY_DIST, 0, isolation=isolated)
         url = f"http://127.0.0.1:{server.server_address[1]}"
         # No service worker: it could add the headers itself, and this test is about the server's.
         ctx = browser.new_context(service_workers="block")
@@ -509,7 +515,7 @@ def test_in_page_model_answers_a_bundled_question(context, site, guard):
     t = ask(pg, "What does the pass statement do?")
     assert t["state"] == "done", t
     assert "pass.txt" in t["sources"][0]
-    assert "null operation" in t["answer"], t["answer"]
+    assert "null operation" in t["written"], t["written"]
     sources = {str(i + 1) for i in range(len(t["sources"]))}
     assert set(t["cites"]) <= sources, "only existing passages are links"
     chat = pg.evaluate("async () => (await window.readingroom.status()).chat")
@@ -517,7 +523,7 @@ def test_in_page_model_answers_a_bundled_question(context, site, guard):
     sent = json.loads(t["prompt"].split("\n", 1)[1])
     assert sent["messages"][-1] == {"role": "user", "content": "What does the pass statement do?"}
     record_timings("wllama-bundled", {"ttft_ms": int(t["ttftMs"]), "total_ms": int(t["totalMs"]),
-                                      "threads": chat["threads"], "rates": chat["rates"], "answer": t["answer"]})
+                                      "threads": chat["threads"], "rates": chat["rates"], "answer": t["written"]})
 
 
 def test_made_up_and_unclosed_citations_stay_text(context, site, guard):
@@ -530,7 +536,9 @@ def test_made_up_and_unclosed_citations_stay_text(context, site, guard):
         add_docs(pg, [KETTLE, GARDEN])
         t = ask(pg, "How often is the kettle descaled?")
         assert t["state"] == "done", t
-        assert t["answer"] == "The kettle is descaled every month [1]. See also [99] and [2"
+        # the supported sentence is the answer; the one citing no real passage is folded away
+        assert t["answer"] == "The kettle is descaled every month [1]. ", t
+        assert t["unsupported"] == ["See also [99] and [2"], t
         assert t["cites"] == ["1"], t["cites"]
         links = pg.evaluate("() => [...document.querySelectorAll('#chat-1 .chat-answer .chat-cite')].map((a) => a.textContent)")
         assert links == ["1"]
@@ -542,7 +550,7 @@ def test_made_up_and_unclosed_citations_stay_text(context, site, guard):
         base.dispatch_event("change")
         t = ask(pg, "How often is the kettle descaled?")
         assert t["state"] == "interrupted", t
-        assert t["answer"] == "The kettle is descaled every month [1]. "
+        assert t["answer"] == "The kettle is descaled every month [1]. ", t
         assert t["note"].startswith("Interrupted"), t
         assert t["sources"], "the sources stay on screen"
     finally:

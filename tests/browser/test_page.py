@@ -195,6 +195,18 @@ def test_scope_checkboxes_change_which_documents_answer(page):
     assert set(turn(page, "chat-3")["allSources"]) == {"kettle.md"}
 
 
+def test_a_refused_question_still_shows_the_closest_passages_folded(page):
+    add(page, [KETTLE, BIKE])
+    t = ask(page, "How much does a new bicycle cost in Paris?")
+    assert t["reason"] == "Your documents do not seem to cover this." and t["quick"] == [], t
+    assert t["sources"] == [] and t["allSources"], t  # nothing shown as cited; the closest are there
+    fold = page.locator("#chat-1 details.closest")
+    assert not fold.evaluate("d => d.open")
+    assert fold.locator("summary").inner_text().startswith("The ") and "for you to judge" in fold.locator("summary").inner_text()
+    why = page.locator("#chat-1 .answer-why").text_content()  # the debug view: query searched, the decision
+    assert "searched for: How much does a new bicycle cost in Paris?" in why and "covered: false (probability 0." in why
+
+
 def test_a_citation_shows_its_passage_and_opens_the_reader_at_the_sentence(page):
     add(page, [KETTLE, BIKE])
     t = ask(page, "How often should I descale the kettle?")
@@ -343,9 +355,9 @@ def test_download_library_then_restore_it_with_open_index_file(page, tmp_path):
     assert top(after) == top(before)
 
 
-def test_a_written_answer_streams_and_its_unsupported_sentence_is_marked(browser, site, guard):
+def test_a_written_answer_streams_and_its_unsupported_sentence_is_folded_away(browser, site, guard):
     """A server writes the answer (a stand-in speaking the OpenAI protocol on 127.0.0.1): it
-    starts by itself, its [n] are buttons, and Python's check marks the sentence no source says."""
+    starts by itself, its [n] are buttons, and the sentence no source says is folded away by Python's check."""
     server = StandInChat("Descale the kettle every month with white vinegar [1]. "
                         "Racing cars change their tyres every lap [1].")
     guard.origins.add(server.url)
@@ -363,11 +375,12 @@ def test_a_written_answer_streams_and_its_unsupported_sentence_is_marked(browser
         t = ask(pg, "How often should I descale the kettle?")
         assert t["state"] == "done", t
         card = pg.locator("#chat-1")
-        assert "Racing cars" in card.locator(".chat-answer").inner_text()
-        assert card.locator(".chat-answer .chat-cite").count() == 2
-        unsupported = card.locator(".chat-answer .unsupported")
-        assert unsupported.count() == 1 and "Racing cars" in unsupported.inner_text()
-        assert "1 sentence of the written answer is not supported" in card.locator(".unsupported-note").inner_text()
+        answer = card.locator(".chat-answer")
+        assert "white vinegar" in answer.inner_text() and "Racing cars" not in answer.inner_text()
+        assert answer.locator(".chat-cite").count() == 1 and answer.locator(".draft").count() == 0
+        fold = card.locator(".unsupported-fold")  # the unsupported sentence is not shown as an answer
+        assert fold.locator("summary").inner_text() == "The model also wrote 1 sentence not supported by your documents"
+        assert not fold.evaluate("d => d.open") and "Racing cars" in fold.locator(".unsupported").inner_text()
         shot(pg, "page-written-answer-desktop")
         sent = [r for r in server.requests if r["method"] == "POST"]
         assert len(sent) == 1 and "white vinegar" in sent[0]["body"]  # Python's messages, with the passage

@@ -57,11 +57,17 @@ export function keptAnswer(answer) {
   return rest;
 }
 
+/** What a written answer said that the check found supported (all of it when it was not checked). */
+function supportedText(t) {
+  if (!t.generated || !t.checkable) return t.generated || '';
+  return (t.check?.sentences ?? []).filter((s) => s.supported).map((s) => t.generated.slice(s.start, s.end)).join(' ');
+}
+
 /** The conversation's earlier turns as ask()'s `history`. */
 export function historyOf(conversation) {
   return conversation.turns.filter((t) => t.mode === 'ask').map((t) => ({
     question: t.question,
-    answer: t.generated || (t.answer?.quick ?? []).map((q) => q.text).join(' ') || null,
+    answer: supportedText(t) || (t.answer?.quick ?? []).map((q) => q.text).join(' ') || null,
     standalone_query: t.answer?.standalone_query ?? null,
   }));
 }

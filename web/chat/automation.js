@@ -61,6 +61,9 @@ export function chatStatus() {
  */
 export async function plan(messages, transport = loadSettings().transport) {
   const tokens = promptTokens(messages);
+  if (transport === 'none') { // no model: the quick answer and its sources are the answer
+    return { transport, promptTokens: tokens, firstTokenMs: null, autoStart: false, waitText: '' };
+  }
   if (transport !== 'wllama') {
     return { transport, promptTokens: tokens, firstTokenMs: null, autoStart: true, waitText: '' };
   }

@@ -153,6 +153,7 @@ export function contextBudget(transport, { threads = 1, budget = null } = {}) {
  * the target. `engine`: {loaded, stored, threads, loadMs?}.
  */
 export function shouldAutoStart(transport, tokens, engine = {}) {
+  if (transport === 'none') return false; // no model: nothing to start
   if (transport !== 'wllama') return true;
   if (!engine.loaded && !engine.stored) return false; // a 145 MB download is the user's call
   const threads = engine.threads ?? 1;

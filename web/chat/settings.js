@@ -11,7 +11,9 @@ const API_KEY_KEY = 'readingroom.chat.apiKey.v1';
 export const TRANSPORTS = ['wllama', 'openai', 'none'];
 
 export const DEFAULTS = Object.freeze({
-  transport: 'wllama', // wllama (in this browser) | openai (a server) | none (sources only)
+  // none (the quick answer and its sources) | openai (a server) | wllama (in this browser). Not the
+  // in-page model by default: too few of its sentences are supported by the sources (README, Chat).
+  transport: 'none',
   baseUrl: '',         // e.g. http://127.0.0.1:8080/v1
   model: '',           // sent as `model`; llama-server ignores it, OpenAI needs it
   temperature: 0.2,

@@ -1,5 +1,6 @@
 // One question and its answer, as a card: the quick answer (sentences quoted from the documents,
-// each with its [n]), the generated answer when one is written, with unsupported sentences marked,
+// each with its [n]), the generated answer when one is written (only its supported sentences; the
+// rest folded away, unchecked text a draft),
 // and under it only the sources cited (the other passages folded). [n] are buttons: hover or focus
 // shows the passage, a click opens it in the Reader with the quoted sentence highlighted.
 //
@@ -85,27 +86,32 @@ function withCitations(text, sources, onOpen) {
 }
 
 /**
- * The generated answer: with a citation check, each sentence in its own span, the unsupported
- * ones marked; before the check, the text as it streams.
+ * The generated answer. Unchecked (plain chat, or no check possible): the text with its [n].
+ * Checked (`checkable`): only sentences Python's check found supported are shown as the answer;
+ * the unsupported ones are returned to be folded away, and text not yet checked (still streaming,
+ * or a check that failed) is shown as a draft, never as an answer.
  */
-export function renderGenerated(node, text, sources, check, onOpen) {
-  const sentences = check?.sentences ?? [];
-  if (!sentences.length) {
+export function renderGenerated(node, turn, sources, onOpen) {
+  const text = turn.generated ?? '';
+  if (!turn.checkable) {
     node.replaceChildren(...withCitations(text, sources, onOpen));
-    return;
+    return [];
   }
+  const upto = turn.check ? turn.checkedUpTo ?? 0 : 0;
   const nodes = [];
-  let at = 0;
-  for (const s of sentences) {
-    if (s.start > at) nodes.push(...withCitations(text.slice(at, s.start), sources, onOpen));
-    const span = h('span', { class: s.supported ? 'sentence' : 'sentence unsupported' },
-      ...withCitations(text.slice(s.start, s.end), sources, onOpen));
-    if (!s.supported) span.title = s.cites?.length ? 'Not supported by the passage it cites' : 'Cites no passage';
-    nodes.push(span);
-    at = Math.max(at, s.end);
+  const unsupported = [];
+  for (const s of turn.check?.sentences ?? []) {
+    const piece = text.slice(s.start, s.end);
+    if (s.supported) {
+      nodes.push(h('span', { class: 'sentence' }, ...withCitations(piece, sources, onOpen)), ' ');
+    } else {
+      unsupported.push({ text: piece, why: s.cites?.length ? 'not supported by the passage it cites' : 'cites no passage' });
+    }
   }
-  if (at < text.length) nodes.push(...withCitations(text.slice(at), sources, onOpen));
+  const rest = text.slice(upto).trim();
+  if (rest) nodes.push(h('span', { class: 'draft', title: 'Not checked against your documents yet', text: rest }));
   node.replaceChildren(...nodes);
+  return unsupported;
 }
 
 function sourceItem(n, src, onOpen, turnId) {
@@ -122,6 +128,21 @@ function sourceItem(n, src, onOpen, turnId) {
   return item;
 }
 
+/** The query searched, the coverage decision and the sentence scores, for the debug view. */
+function answerWhy(answer) {
+  if (!answer) return '';
+  const a = answer.stats?.answer ?? {};
+  const c = a.coverage ?? {};
+  const num = (x) => (typeof x === 'number' ? x.toFixed(3) : '—');
+  const lines = [`searched for: ${answer.standalone_query ?? answer.question ?? ''}`,
+    `covered: ${answer.covered} (probability ${num(c.probability)}, threshold ${num(c.threshold)}; best sentence logit ${num(c.best_logit)}, ` +
+    `sentence cosine ${num(c.sentence_sim)}, passage cosine ${num(c.passage_sim)}, words ${num(c.words)})`];
+  for (const q of answer.quick ?? []) lines.push(`[${q.n}] ${num(q.score)}  ${q.text}`);
+  const t = a.timings_ms ?? {};
+  lines.push(`timings (ms): ${Object.entries(t).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}`);
+  return lines.join('\n');
+}
+
 /** The [n]s a generated text cites (valid ones). */
 function citedIn(text, count) {
   return splitCitations(text ?? '', count).flatMap((p) => p.refs ?? []);
@@ -129,7 +150,7 @@ function citedIn(text, count) {
 
 /**
  * Fills the turn's <li> from its record: {question, mode, answer, generated, check, state, note,
- * error, timings, plan}. `on`: {open(n, sentence), write(), anyway()}.
+ * error, timings, plan}. `on`: {open(n, sentence), write(), canWrite (false: no model chosen)}.
  */
 export function renderTurn(li, turn, on) {
   const answer = turn.answer;
@@ -154,20 +175,29 @@ export function renderTurn(li, turn, on) {
     card.append(h('p', { class: 'quick-label', text: 'From your documents' }), p);
   }
   const generated = h('div', { class: 'chat-answer' });
+  let unsupported = [];
   if (turn.generated !== undefined && turn.generated !== null) {
     card.append(h('p', { class: 'generated-label', text: turn.model ? `Written by ${turn.model}` : 'Written answer' }));
-    renderGenerated(generated, turn.generated, sources, turn.check, on.open);
+    unsupported = renderGenerated(generated, turn, sources, on.open);
   }
   card.append(generated);
-  const unsupported = turn.check?.unsupported ?? 0;
-  if (unsupported) {
-    card.append(h('p', { class: 'unsupported-note', text: `${plural(unsupported, 'sentence')} of the written answer ` +
-      `${unsupported === 1 ? 'is' : 'are'} not supported by the passages ${unsupported === 1 ? 'it cites' : 'they cite'} (underlined).` }));
+  const done = !['generating', 'checking', 'retrieving'].includes(turn.state);
+  if (turn.checkable && done && turn.generated?.trim() && !turn.check) {
+    card.append(h('p', { class: 'unsupported-note', text: 'The written answer could not be checked against your documents, so it is shown as a draft.' }));
+  } else if (turn.checkable && done && turn.check && !turn.check.sentences?.some((x) => x.supported)) {
+    card.append(h('p', { class: 'unsupported-note', text: 'Nothing the model wrote is supported by your documents; the quick answer above is.' }));
+  }
+  if (unsupported.length) {
+    card.append(h('details', { class: 'unsupported-fold' },
+      h('summary', { text: `The model also wrote ${plural(unsupported.length, 'sentence')} not supported by your documents` }),
+      h('ul', {}, unsupported.map((u) => h('li', { class: 'unsupported', title: u.why, text: u.text })))));
   }
   card.append(h('p', { class: 'chat-note', text: turn.note ?? '', hidden: !turn.note }),
     h('p', { class: 'chat-error', role: 'alert', text: turn.error ?? '', hidden: !turn.error }));
   const actions = h('div', { class: 'answer-actions' });
-  if (turn.state === 'answered' && answer?.reason === 'not_covered') {
+  if (on.canWrite === false) {
+    // no model chosen: the quick answer and its sources are the answer
+  } else if (turn.state === 'answered' && answer?.reason === 'not_covered') {
     actions.append(h('button', { type: 'button', class: 'ask-anyway quiet', text: 'Ask the model anyway', onclick: on.write }));
   } else if (turn.state === 'answered' && sources.length) {
     actions.append(h('button', { type: 'button', class: 'write-answer', text: 'Write an answer', onclick: on.write }));
@@ -175,14 +205,17 @@ export function renderTurn(li, turn, on) {
   if (turn.state === 'answered' && turn.plan?.wait) actions.append(h('span', { class: 'muted', text: turn.plan.wait }));
   if (actions.childNodes.length) card.append(actions);
 
+  const refused = answer?.reason === 'not_covered';
   const cited = new Set([...quick.map((q) => q.n), ...citedIn(turn.generated, sources.length)]);
-  const shown = sources.map((src, i) => [i + 1, src]).filter(([n]) => cited.has(n) || !cited.size);
-  const folded = sources.map((src, i) => [i + 1, src]).filter(([n]) => cited.size && !cited.has(n));
+  const shown = refused ? [] : sources.map((src, i) => [i + 1, src]).filter(([n]) => cited.has(n) || !cited.size);
+  const folded = sources.map((src, i) => [i + 1, src]).filter(([n]) => refused || (cited.size && !cited.has(n)));
   card.append(h('ol', { class: 'chat-sources', 'aria-label': 'Sources cited' }, shown.map(([n, s]) => sourceItem(n, s, on.open, li.id))));
   if (folded.length) {
-    card.append(h('details', { class: 'more-sources' },
-      h('summary', { text: `${plural(folded.length, 'other passage')} found` }),
-      h('ol', { class: 'chat-sources', 'aria-label': 'Other passages found' }, folded.map(([n, s]) => sourceItem(n, s, on.open, li.id)))));
+    const label = refused ? `The ${plural(folded.length, 'closest passage')} found, for you to judge`
+      : `${plural(folded.length, 'other passage')} found`;
+    card.append(h('details', { class: refused ? 'more-sources closest' : 'more-sources' }, h('summary', { text: label }),
+      h('ol', { class: 'chat-sources', 'aria-label': refused ? 'Closest passages' : 'Other passages found' },
+        folded.map(([n, s]) => sourceItem(n, s, on.open, li.id)))));
   }
   // What the model reads of them (its own context budget: small for the in-page model).
   const packed = answer?.packed ?? {};
@@ -198,7 +231,9 @@ export function renderTurn(li, turn, on) {
   if (t.first !== undefined) bits.push(`first token in ${seconds(t.first)}`);
   if (t.total !== undefined) bits.push(`${seconds(t.total)} in all`);
   card.append(h('p', { class: 'chat-timing', text: bits.join(' · ') }),
-    h('details', { class: 'chat-debug' }, h('summary', { text: 'Prompt sent' }), h('pre', { class: 'chat-prompt', text: turn.prompt ?? '' })));
+    h('details', { class: 'chat-debug' }, h('summary', { text: 'Prompt sent' }), h('pre', { class: 'chat-prompt', text: turn.prompt ?? '' })),
+    h('details', { class: 'answer-debug' }, h('summary', { text: 'How the quick answer was chosen' }),
+      h('pre', { class: 'answer-why', text: answerWhy(answer) })));
   parts.push(card);
   li.replaceChildren(...parts);
   for (const [key, value] of Object.entries({ ttfsMs: t.sources, ttftMs: t.first, totalMs: t.total })) {

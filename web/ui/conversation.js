@@ -4,7 +4,7 @@
 // Search shows passages only (search.js). Turns are kept in this browser (api/conversations.js).
 //
 // Each turn (li.chat-turn#chat-N) carries data-state: retrieving | answered (quick answer shown,
-// no model asked) | generating | done | stopped | interrupted | error, and its timings in
+// no model asked) | generating | checking (the last sentences) | done | stopped | interrupted | error, and its timings in
 // data-ttfs-ms (question -> sources shown), data-ttft-ms (first answer token), data-total-ms.
 
 import { plan as chatPlan, makeTransport } from '../chat/automation.js';
@@ -48,6 +48,7 @@ function show(turn) {
   return renderTurn(turn.li, turn.record, {
     open: (n, sentence) => openSource(turn.record, n, sentence),
     write: () => generate(turn),
+    canWrite: currentSettings().transport !== 'none',
   });
 }
 
@@ -99,7 +100,8 @@ async function ask(question) {
       return;
     }
     // chat/ says whether the model answers soon enough to start by itself, else how long it takes.
-    const p = await chatPlan(answer.messages, s.transport).catch(() => ({ autoStart: false, waitText: '' }));
+    const sent = s.transport === 'wllama' && answer.brief_messages?.length ? answer.brief_messages : answer.messages;
+    const p = await chatPlan(sent, s.transport).catch(() => ({ autoStart: false, waitText: '' }));
     record.plan = { wait: p.waitText ?? '' };
     if (p.autoStart) {
       await generate(turn);
@@ -121,7 +123,19 @@ function finish(turn, state) {
   record.timings.total = Math.round(performance.now() - turn.t0);
 }
 
-/** The model writes an answer from Python's messages; then Python checks its citations. */
+// Where the last complete sentence of a streaming answer ends (after its [n] marks), or -1.
+const SENTENCE_END = /[.!?…]["'”’)\]]*(?:\s*\[\d+(?:\s*[,;]\s*\d+)*\])*(?=\s)/g;
+export function lastSentenceEnd(text) {
+  let end = -1;
+  for (const m of text.matchAll(SENTENCE_END)) end = m.index + m[0].length;
+  return end;
+}
+
+/**
+ * The model writes an answer from Python's messages (the in-page model: the quick answer's
+ * sentences as notes, `brief_messages`); Python checks each sentence's citations as it
+ * completes. Until checked, text is shown as a draft, never as an answer (answer.js).
+ */
 async function generate(turn, { plain = false } = {}) {
   if (busy) return;
   const s = currentSettings();
@@ -135,28 +149,47 @@ async function generate(turn, { plain = false } = {}) {
   record.generated = '';
   record.note = '';
   record.error = '';
+  record.check = null;
+  record.checkedUpTo = 0;
   chatManifest ??= await manifestStore.load();
   const transport = makeTransport(s.transport, s, chatManifest);
   record.model = transport.label;
   const answer = record.answer;
-  const messages = plain ? [{ role: 'user', content: record.question }] : answer.messages;
+  const brief = !plain && s.transport === 'wllama' && (answer.brief_messages ?? []).length > 0;
+  const messages = plain ? [{ role: 'user', content: record.question }] : (brief ? answer.brief_messages : answer.messages);
   const context = plain ? null : answer.context ?? '';
   const request = transport.request(messages);
   record.prompt = request
     ? `${transport.label}${s.transport === 'openai' ? ` → ${s.baseUrl}` : ''}\n${JSON.stringify(request, null, 2)}`
     : `${transport.label}: nothing is sent to a model; the answer is the packed context.\n\n${context ?? ''}`;
-  let { generated } = show(turn);
+  const checkable = !plain && s.transport !== 'none' && typeof api.checkAnswer === 'function';
+  // the model saw [1]..[model_passages] (brief: the notes, quoted from those same passages)
+  const passages = checkable ? sourcesOf(answer).map((src, i) => ({ n: i + 1, text: src.text }))
+    .slice(0, brief ? undefined : answer.model_passages ?? undefined) : [];
+  let checking = null;
+  const check = (upto) => {
+    const text = record.generated.slice(0, upto);
+    return api.checkAnswer(text, passages).then((c) => {
+      if (c && !c.error && text === record.generated.slice(0, upto)) {
+        record.check = c;
+        record.checkedUpTo = upto;
+      }
+    }, () => {});
+  };
+  record.checkable = checkable;
+  show(turn);
   try {
     if (serverNeedsReload()) {
       throw new ChatError('unreachable', 'This page may only connect to the new server after a reload. Reload the page to use it.', { needsReload: true });
     }
     for await (const piece of transport.stream({ messages, context, signal: controller.signal })) {
-      if (record.timings.first === undefined) {
-        record.timings.first = since();
-        ({ generated } = show(turn));
-      }
+      if (record.timings.first === undefined) record.timings.first = since();
       record.generated += piece;
-      generated.textContent = record.generated;
+      const end = checkable ? lastSentenceEnd(record.generated) : -1;
+      if (end > record.checkedUpTo && !checking) {
+        checking = check(end).finally(() => { checking = null; show(turn); });
+      }
+      show(turn);
     }
     if (!record.generated.trim()) record.note = 'The model returned an empty answer.';
     finish(turn, 'done');
@@ -178,11 +211,10 @@ async function generate(turn, { plain = false } = {}) {
     setBusy(false);
   }
   const state = record.state;
-  if (!plain && record.generated?.trim() && s.transport !== 'none' && typeof api.checkAnswer === 'function') {
-    const passages = sourcesOf(answer).map((src, i) => ({ n: i + 1, text: src.text }))
-      .slice(0, answer.model_passages ?? undefined); // the model saw [1]..[model_passages] only
-    record.check = await api.checkAnswer(record.generated, passages).catch(() => null);
-    if (record.check?.error) record.check = null;
+  if (checkable && record.generated?.trim()) {
+    record.state = 'checking'; // the turn has ended only once every sentence is checked
+    await checking;
+    await check(record.generated.length);
   }
   record.state = state;
   show(turn);
@@ -217,7 +249,7 @@ function load(record) {
   turnCount = 0;
   $('chat-log').replaceChildren();
   for (const turn of conversation.turns) {
-    if (['retrieving', 'generating'].includes(turn.state)) turn.state = turn.answer ? 'answered' : 'error';
+    if (['retrieving', 'generating', 'checking'].includes(turn.state)) turn.state = turn.answer ? 'answered' : 'error';
     addTurnElement(turn);
   }
   showIntro();

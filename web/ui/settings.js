@@ -11,9 +11,9 @@ import { engineInfo } from '../chat/wllama-transport.js';
 import { $, h } from './dom.js';
 
 const TRANSPORT_LABELS = {
-  wllama: 'In this browser: SmolLM2-135M (downloads 145 MB once)',
+  none: 'No model: the quick answer from your documents',
   openai: 'OpenAI-compatible server (llama-server, Ollama, vLLM, OpenAI…)',
-  none: 'No model: show the passages only',
+  wllama: 'In this browser: SmolLM2-135M (experimental; downloads 145 MB; most of what it writes is not in your documents)',
 };
 
 let settings = loadSettings();

@@ -79,6 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     ans.add_argument("--llm", default=None, help="an OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
     ans.add_argument("--llm-model", default=None, help="model name to send, if the server needs one")
     ans.add_argument("--llm-limit", type=int, default=20, help="answerable questions sent to each model")
+    ans.add_argument("--qa-data", type=Path, default=None,
+                     help="public QA sets (see docs/answer-model.md): adds the squad, wikiqa and heldback sets, natively")
+    ans.add_argument("--public", default="squad,wikiqa,heldback", help="which public sets, with --qa-data")
+    ans.add_argument("--chunks", type=int, default=None,
+                     help="also time ask() in the page over an index of this many chunks (SciFact repeated, e.g. 20000)")
     for s in (q, lat, ing, emb, peer, ans):
         s.add_argument("--json", type=Path, required=True)
         s.add_argument("--no-build", action="store_true", help="use the existing dist/")
@@ -98,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
             p.error(str(e))
         if args.limit is not None and args.limit < 1:
             p.error("--limit must be at least 1")
-    ds = beir.load(args.data, args.split) if args.cmd != "answers" or "scifact" in sets else None
+    need_ds = args.cmd != "answers" or "scifact" in sets or bool(getattr(args, "chunks", None))
+    ds = beir.load(args.data, args.split) if need_ds else None
     rebuild = not args.no_build
     status = 0
     if args.cmd == "quality":
@@ -135,7 +141,14 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "answers":
         results["answers"] = answers.run(sets, args.limit, native=not args.browser, browser=not args.native, ds=ds,
                                          rebuild=rebuild, llm=args.llm, llm_limit=args.llm_limit,
-                                         llm_model=args.llm_model)
+                                         llm_model=args.llm_model, scale=args.chunks)
+        if args.qa_data:
+            from . import answers_public
+
+            results["answers"]["public"] = {}
+            for name in [x.strip() for x in args.public.split(",") if x.strip()]:
+                print(f"answers, public set {name}:", file=sys.stderr)
+                results["answers"]["public"][name] = answers_public.evaluate(name, args.qa_data, args.limit)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=1))

@@ -167,6 +167,11 @@ def timing_rows(name: str, side: dict) -> list[list]:
         lat = sf["latency_ms"]
         rows.append([name, f"quick answer, SciFact ({sf.get('chunks')} chunks)", _ms(lat["p50"]), _ms(lat["p95"]), lat["n"],
                      "—", load_text(sf.get("load"))])
+    sc_ = side.get("scaled") or {}
+    if sc_.get("latency_ms"):
+        lat = sc_["latency_ms"]
+        rows.append([name, f"quick answer, SciFact claims ({sc_.get('chunks')} chunks)", _ms(lat["p50"]), _ms(lat["p95"]),
+                     lat["n"], "—", load_text(sc_.get("load"))])
     tr = dict(side.get("transports") or {})
     if side.get("inpage_model", {}).get("measured"):
         tr["inpage"] = side["inpage_model"]

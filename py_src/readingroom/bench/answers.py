@@ -190,7 +190,7 @@ async ([question, history]) => {
 """
 
 
-def run_browser(sets: list[str], limit: int | None, rebuild: bool = True) -> dict:
+def run_browser(sets: list[str], limit: int | None, rebuild: bool = True, ds=None, scale: int | None = None) -> dict:
     """The same sets through ``window.readingroom.ask`` in headless Chromium, on the same index
     imported into the page; the in-page model's timings through ``inpage_model``."""
     from . import browser as bb
@@ -215,6 +215,10 @@ def run_browser(sets: list[str], limit: int | None, rebuild: bool = True) -> dic
             out["inpage_model"] = generate.inpage_model(page, [ask(it["question"], [])[0] for it in items])
         finally:
             ctx.close()
+        if ds is not None and scale:
+            from .answers_scale import ask_at_scale
+
+            out["scaled"] = ask_at_scale(browser, url, ds, scale, limit or 60)
     if "scifact" in sets:
         out["scifact"] = {"error": "SciFact runs natively only (the same index and code as in the page)"}
     return out
@@ -249,19 +253,23 @@ def tables(ans: dict) -> str:
     parts = [table(sc.QUALITY_HEADERS, q)] if q else []
     if t:
         parts.append(table(sc.TIMING_HEADERS, t))
+    if ans.get("public"):
+        from .answers_public import HEADERS, rows
+
+        parts.append(table(HEADERS, rows(ans["public"])))
     parts += [f"- {n}" for n in notes]
     return "\n\n".join(parts)
 
 
 def run(sets: list[str], limit: int | None, native: bool, browser: bool, ds=None, rebuild: bool = True,
-        llm: str | None = None, llm_limit: int = 20, llm_model: str | None = None) -> dict:
+        llm: str | None = None, llm_limit: int = 20, llm_model: str | None = None, scale: int | None = None) -> dict:
     out: dict = {"sets": sets, "limit": limit}
     if native:
         print("answers, natively:", file=sys.stderr)
         out["native"] = run_native(sets, limit, ds, llm, llm_limit, llm_model)
     if browser:
         print("answers, in headless Chromium:", file=sys.stderr)
-        out["browser"] = run_browser(sets, limit, rebuild)
+        out["browser"] = run_browser(sets, limit, rebuild, ds, scale)
     if native and browser:
         out["differences"] = differences(out["native"], out["browser"])
         if out["differences"]:

@@ -6,7 +6,10 @@ Transports measured here:
   is the quick answer itself. Its sentences (with their ``[n]``) go through the same check,
   a sanity figure for the checker (verbatim sentences should pass).
 - ``server``: an OpenAI-compatible ``/v1/chat/completions`` server (``--llm URL``), sent
-  ``answer.messages`` exactly, streamed by the CLI's own client (``readingroom.llm``).
+  ``answer.messages`` exactly, streamed by the CLI's own client (``readingroom.llm``);
+  ``server_brief``: the same server sent ``answer.brief_messages`` (the quick answer's sentences
+  as notes, what the in-page model is sent), so the in-page model's prompt can be measured on
+  the same GGUF natively.
 - ``inpage``: the in-page model, through ``inpage_model(page, answers)`` (see there).
 """
 
@@ -61,20 +64,24 @@ def transports(lib, ask, items: list[dict], llm: str | None, model: str | None =
         if text:
             checks.append(run_sync(lib.check_answer(text, sc.passages(a))))
     out["sources_only"] = _transport(rows, checks, l0, load_average())
-    if llm:
+    for key, name in (("messages", "server"), ("brief_messages", "server_brief")):
+        if not llm:
+            break
         l0 = load_average()
         rows, checks, errors = [], [], []
         for a, ms in asked:
-            if not a.get("messages"):
+            if not a.get(key):
                 continue
             try:
-                g = timed_chat(llm, a["messages"], model)
+                g = timed_chat(llm, a[key], model)
             except LlmError as e:
                 errors.append(str(e))
                 continue
             rows.append({"ask_ms": ms, **g})
-            checks.append(run_sync(lib.check_answer(g["text"], sc.passages(a))))
-        out["server"] = {"url": llm, "errors": errors, **(_transport(rows, checks, l0, load_average()) if rows else {})}
+            seen = sc.passages(a)[: None if key == "brief_messages" else a.get("model_passages") or None]
+            checks.append(run_sync(lib.check_answer(g["text"], seen)))
+        out[name] = {"url": llm, "prompt": key, "errors": errors,
+                     **(_transport(rows, checks, l0, load_average()) if rows else {})}
     return out
 
 
@@ -91,7 +98,8 @@ async (question) => {
   const rr = window.readingroom;
   await rr.chat.load('wllama');
   const answer = await rr.ask(question, {model_budget: rr.chat.budget('wllama')});
-  const run = await rr.chat.generate(answer.messages, {transport: 'wllama'});
+  const sent = answer.brief_messages?.length ? answer.brief_messages : answer.messages;
+  const run = await rr.chat.generate(sent, {transport: 'wllama'});
   return {answer, text: run.text, first_token_ms: run.firstTokenMs, total_ms: run.totalMs,
           threads: run.threads, prompt_tokens: run.promptTokens};
 }
@@ -114,7 +122,7 @@ def inpage_model(page, answers: list[dict]) -> dict:
             continue
         g = page.evaluate(_TIME, a["question"])
         sent = g.pop("answer")
-        seen = sc.passages(sent)[: sent.get("model_passages") or None]
+        seen = sc.passages(sent)[: None if sent.get("brief_messages") else sent.get("model_passages") or None]
         rows.append({"ask_ms": 0.0, **g})
         checks.append(page.evaluate(_CHECK, [g.get("text") or "", seen]))
     res = _transport(rows, checks, l0, load_average()) if rows else {}

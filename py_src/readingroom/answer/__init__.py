@@ -1,0 +1,45 @@
+"""The quick answer and the "not in your documents" decision, as pure functions.
+
+``candidates`` (the sentences of the packed passages, placed in their documents), ``features``
+(what the scorer sees of each), ``model`` (the two small learned models and their weights),
+``quick`` (scoring and picking the 1-3 sentences shown) and ``coverage`` (whether the documents
+answer the question at all). ``ask`` is their orchestrator and the only one doing I/O; the
+training command (``bench.train_answers``) calls ``prepare`` and ``decide`` exactly as it does.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..merge import Piece
+from ..records import Hit, Span
+from .candidates import Candidate, candidates, lexical_share, passage_sims, weighted_shares
+from .coverage import Evidence, covered
+from .model import SentenceModel
+from .quick import MAX_QUICK, Quick, Scored, score, select
+
+
+def prepare(question: str, spans: Sequence[Span], pieces: Sequence[Sequence[Piece]],
+            evidence: Sequence[Hit]) -> list[Candidate]:
+    """The candidate sentences of every packed passage."""
+    return candidates(question, spans, pieces, passage_sims(evidence, spans))
+
+
+def decide(question: str, cands: Sequence[Candidate], query_vec: np.ndarray | None,
+           vecs: np.ndarray | None, spans: Sequence[Span], evidence: Sequence[Hit],
+           model: SentenceModel | None = None) -> tuple[Scored, Evidence]:
+    """The scored candidates and the evidence coverage is decided on."""
+    s = score(question, cands, query_vec, vecs, model)
+    q = s.question.terms
+    sims = [p for p in passage_sims(evidence, spans) if p is not None] if query_vec is not None else []
+    ev = Evidence(best_logit=s.best_logit,
+                  passage_sim=max(sims) if sims else None,
+                  sentence_sim=float(s.cos.max()) if s.cos is not None and len(s.cos) else None,
+                  words=round(max((lexical_share(q, sp.text) for sp in spans), default=0.0), 4))
+    return s, ev
+
+
+__all__ = ["Candidate", "Evidence", "MAX_QUICK", "Quick", "Scored", "candidates", "covered", "decide",
+           "lexical_share", "prepare", "score", "select", "weighted_shares"]

@@ -1,0 +1,134 @@
+"""The sentences the quick answer may quote: prose sentences of every packed passage.
+
+Each is a verbatim extract placed in its document (offsets and chunk), with what the scorer
+needs to know of where it sits: its passage's ``[n]``, the passage's retrieval scores, its
+place among the passage's sentences, the passage's heading path. A question's answer is often
+not in passage [1] (nor in [1]-[4]), so every packed passage contributes, each a share of at
+most ``max_sentences`` (the one embedding batch ``ask`` makes), its sentences taken best by
+words first.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from .. import sentences
+from ..fts import terms
+from ..merge import Piece, to_document
+from ..records import Hit, Span
+
+MAX_SENTENCES = 40  # one embedding batch; see README "Answers" for what it costs in the page
+MIN_WORDS = 4  # "See below." answers nothing
+MAX_CHARS = 600  # a sentence longer than this is a paragraph the splitter could not cut
+FIRST_TURN = 3  # each passage's first sentences by words, before any passage gets more
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sentence of a packed passage, placed in its document."""
+
+    text: str
+    n: int  # the passage's [n] in the context
+    doc_name: str
+    doc_id: int
+    chunk_id: int
+    start: int  # document offsets, like a Hit's or Span's
+    end: int
+    lexical: float = 0.0  # share of the query's terms it contains
+    index: int = 0  # its place among the passage's prose sentences (0-based)
+    count: int = 1  # how many prose sentences the passage has
+    passage_sim: float | None = None  # best cosine of the passage's chunks to the query
+    passage_score: float = 0.0  # the passage's fused score, relative to passage [1]'s
+    passage_words: float = 0.0  # share of the query's terms in the whole passage
+    heading: str = ""  # the passage's heading path, joined
+    before: str = ""  # the prose sentence before it in the passage ("" for the first)
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def stem(word: str) -> str:
+    """Crude and symmetric: "arguments"/"argument", "defined"/"define" meet at 5+ letters."""
+    return word[:5] if len(word) > 5 and word.isascii() else word
+
+
+def words_of(text: str) -> set[str]:
+    return {stem(w) for w in _WORD.findall(text.lower())}
+
+
+def lexical_share(query_terms: Sequence[str], text: str) -> float:
+    """The share of the query's terms (crudely stemmed) that ``text`` contains."""
+    if not query_terms:
+        return 0.0
+    have = words_of(text)
+    wanted = {stem(t) for t in query_terms}
+    return len(wanted & have) / len(wanted)
+
+
+def weighted_shares(query_terms: Sequence[str], texts: Sequence[str]) -> list[float]:
+    """Each text's share of the query's terms, a term weighted by its rarity among ``texts``
+    (in a passage about functions, "function" says little; "default" says a lot)."""
+    wanted = list(dict.fromkeys(stem(t) for t in query_terms))
+    if not wanted or not texts:
+        return [0.0] * len(texts)
+    have = [words_of(t) for t in texts]
+    weight = {t: math.log(1 + len(texts) / (1 + sum(t in h for h in have))) for t in wanted}
+    total = sum(weight.values())
+    return [sum(weight[t] for t in wanted if t in h) / total for h in have]
+
+
+def passage_sims(evidence: Sequence[Hit], spans: Sequence[Span]) -> list[float | None]:
+    """Each span's best cosine to the query among its chunks (None: no vector known)."""
+    sim = {h.chunk_id: h.vector_sim for h in evidence if h.vector_sim is not None}
+    out = []
+    for s in spans:
+        got = [sim[c] for c in s.chunk_ids if c in sim]
+        out.append(max(got) if got else None)
+    return out
+
+
+def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int]]:
+    """(text, doc start, doc end, chunk id) of each quotable sentence of a span, in order."""
+    out = []
+    for s in sentences.split(span.text):
+        if s.kind not in (sentences.PROSE, sentences.ITEM):
+            continue
+        if len(s.text.split()) < MIN_WORDS or len(s.text) > MAX_CHARS:
+            continue
+        a, b = to_document(ps, s.start), to_document(ps, s.end, end=True)
+        if a is None or b is None or b[0] - a[0] != s.end - s.start:
+            continue  # it crosses text the document does not have: not verbatim
+        out.append((s.text, a[0], b[0], a[1]))
+    return out
+
+
+def candidates(query: str, spans: Sequence[Span], pieces: Sequence[Sequence[Piece]],
+               sims: Sequence[float | None] = (), max_sentences: int = MAX_SENTENCES) -> list[Candidate]:
+    """Prose sentences of the passages, at most ``max_sentences``: each passage's first
+    ``FIRST_TURN`` by words, passage by passage, then the rest taken in turns."""
+    q = terms(query)
+    top = spans[0].score if spans and spans[0].score else 1.0
+    per_span: list[list[Candidate]] = []
+    for i, (span, ps) in enumerate(zip(spans, pieces)):
+        found = _prose(span, ps)
+        sim = sims[i] if i < len(sims) else None
+        pw = lexical_share(q, span.text)
+        heading = " > ".join(p for path in span.heading_paths[:1] for p in path)
+        cands = [Candidate(t, i + 1, span.doc_name, span.doc_id, cid, a, b, lexical_share(q, t), j,
+                           len(found), sim, span.score / top, pw, heading, found[j - 1][0] if j else "")
+                 for j, (t, a, b, cid) in enumerate(found)]
+        cands.sort(key=lambda c: -c.lexical)  # stable: ties keep document order
+        per_span.append(cands)
+    out: list[Candidate] = []
+    depth, step = 0, FIRST_TURN
+    while len(out) < max_sentences and any(depth < len(f) for f in per_span):
+        for f in per_span:
+            for c in f[depth:depth + step]:
+                if len(out) < max_sentences:
+                    out.append(c)
+        depth += step
+        step = 1
+    return out

@@ -1,0 +1,84 @@
+"""The learned parts of the quick answer, scored with numpy in both runtimes.
+
+``weights.json`` (beside this module, a few kB) holds two small models trained natively by
+``python -m readingroom.bench.train_answers`` on public question-answering sets (never on this
+project's own evaluation sets; sources, sha256 and figures are in the file itself):
+
+* the **sentence scorer**: a one-hidden-layer network over ``features.NAMES``, trained so that,
+  among a question's candidate sentences, a softmax puts its weight on the ones holding the
+  answer. Its output is a logit per sentence; ``probabilities`` turns a question's logits into
+  the share each sentence gets.
+* the **coverage model**: a logistic regression over a few per-question numbers (the best
+  sentence's logit, the best sentence and passage cosines, the best word share), whose
+  probability says whether the documents answer the question at all; ``threshold`` was chosen
+  on a held-back part of the public data.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+WEIGHTS = Path(__file__).with_name("weights.json")
+
+
+@dataclass(frozen=True)
+class SentenceModel:
+    names: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray  # (features, hidden)
+    b1: np.ndarray
+    w2: np.ndarray  # (hidden,)
+    b2: float
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        if len(x) == 0:
+            return np.zeros(0, dtype=np.float64)
+        z = (np.asarray(x, dtype=np.float64) - self.mean) / self.scale
+        return np.tanh(z @ self.w1 + self.b1) @ self.w2 + self.b2
+
+
+@dataclass(frozen=True)
+class CoverageModel:
+    names: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    w: np.ndarray
+    b: float
+    threshold: float  # probability at or above which the question counts as covered
+
+    def probability(self, x: np.ndarray) -> float:
+        z = (np.asarray(x, dtype=np.float64) - self.mean) / self.scale
+        return float(1.0 / (1.0 + np.exp(-(z @ self.w + self.b))))
+
+
+def probabilities(logits: np.ndarray) -> np.ndarray:
+    """Softmax over one question's candidates."""
+    if len(logits) == 0:
+        return np.zeros(0)
+    e = np.exp(logits - np.max(logits))
+    return e / e.sum()
+
+
+def _arr(v) -> np.ndarray:
+    return np.asarray(v, dtype=np.float64)
+
+
+def from_dict(d: dict) -> tuple[SentenceModel, CoverageModel]:
+    s, c = d["sentence"], d["coverage"]
+    sentence = SentenceModel(tuple(s["names"]), _arr(s["mean"]), _arr(s["scale"]), _arr(s["w1"]),
+                             _arr(s["b1"]), _arr(s["w2"]), float(s["b2"]))
+    coverage = CoverageModel(tuple(c["names"]), _arr(c["mean"]), _arr(c["scale"]), _arr(c["w"]),
+                             float(c["b"]), float(c["threshold"]))
+    return sentence, coverage
+
+
+@lru_cache(maxsize=1)
+def load() -> tuple[SentenceModel, CoverageModel]:
+    """The shipped models (read once per process)."""
+    return from_dict(json.loads(WEIGHTS.read_text("utf-8")))

@@ -1,0 +1,106 @@
+"""The quick answer: the 1-3 sentences of the packed passages that best answer the question.
+
+Shown the moment retrieval returns, before (or instead of) any language model, so it must be
+fast and it must never say what the documents do not: every sentence is a verbatim extract,
+with its ``[n]`` and its place in the document (so the reader can highlight it). Sentences are
+scored by the learned sentence model (``model``) over ``features``; the best is shown, and up
+to two more whose share of the softmax is close to the best's.
+
+A yes/no question ("Can I...", "Is it...") is decided by a sentence that says what can or
+cannot be, must, only or never is: among the sentences the model scores near the best, such a
+sentence on the question's terms comes first, ahead of a definition of the topic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from . import features as F
+from .candidates import Candidate
+from .model import SentenceModel, load, probabilities
+
+MAX_QUICK = 3
+KEEP_SHARE = 0.1  # a 2nd/3rd sentence needs this share of the best one's probability (set on held-back public data)
+YESNO_REACH = 1.0  # a deciding sentence within this many logits of the best leads a yes/no answer
+YESNO_TERMS = 0.34  # ...if it holds at least a third of the question's terms
+
+
+@dataclass(frozen=True)
+class Quick:
+    text: str
+    n: int
+    doc_name: str
+    doc_id: int
+    chunk_id: int
+    start: int
+    end: int
+    score: float  # the sentence model's logit
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A question's candidates with their features and the model's view of them."""
+
+    question: F.Question
+    cands: list[Candidate]
+    features: np.ndarray
+    logits: np.ndarray
+    cos: np.ndarray | None  # each sentence's cosine to the question (None: no vectors)
+
+    @property
+    def best_logit(self) -> float | None:
+        return float(self.logits.max()) if len(self.logits) else None
+
+
+def score(question: str, cands: Sequence[Candidate], query_vec: np.ndarray | None,
+          vecs: np.ndarray | None, model: SentenceModel | None = None) -> Scored:
+    """Features and logits of every candidate (without vectors: cosines are zero, words lead)."""
+    q = F.Question.of(question)
+    cos = (np.asarray(vecs, dtype=np.float64) @ np.asarray(query_vec, dtype=np.float64)
+           if query_vec is not None and vecs is not None and len(cands) else None)
+    x = F.matrix(q, cands, cos)
+    m = model or load()[0]
+    return Scored(q, list(cands), x, m.logits(x), cos)
+
+
+def order(s: Scored) -> list[int]:
+    """Candidates best first; for a yes/no question a deciding sentence near the best leads."""
+    idx = sorted(range(len(s.cands)), key=lambda i: -s.logits[i])
+    if not idx or s.question.kind != "yesno":
+        return idx
+    top = s.logits[idx[0]]
+    decides, share = F.NAMES.index("decides"), F.NAMES.index("share")
+    for i in idx:
+        if top - s.logits[i] > YESNO_REACH:
+            break
+        if s.features[i, decides] and s.features[i, share] >= YESNO_TERMS:
+            return [i] + [j for j in idx if j != i]
+    return idx
+
+
+def select(s: Scored, limit: int = MAX_QUICK) -> list[Quick]:
+    """The best sentence, and up to ``limit - 1`` more with at least ``KEEP_SHARE`` of its
+    probability that do not repeat a chosen one; best first."""
+    if not s.cands:
+        return []
+    p = probabilities(s.logits)
+    ranked = order(s)
+    best = p[ranked[0]]
+    chosen: list[Quick] = []
+    for i in ranked:
+        c = s.cands[i]
+        if chosen and (p[i] < KEEP_SHARE * best or len(chosen) >= limit):
+            break
+        if any(q.doc_id == c.doc_id and q.start < c.end and c.start < q.end for q in chosen):
+            continue  # the same words through two overlapping passages
+        if any(" ".join(q.text.split()) == " ".join(c.text.split()) for q in chosen):
+            continue
+        chosen.append(Quick(c.text, c.n, c.doc_name, c.doc_id, c.chunk_id, c.start, c.end,
+                            round(float(s.logits[i]), 4)))
+    return chosen

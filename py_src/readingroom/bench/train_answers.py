@@ -1,0 +1,215 @@
+"""Train the quick answer's sentence scorer and coverage model on public data, natively.
+
+    python -m readingroom.bench.train_answers --data DIR [--cache DIR] [--out weights.json]
+
+``DIR`` holds the public sets as ``qa_data`` reads them (WikiQA, SelQA: fetched at development
+time, never committed; docs/answer-model.md says from where, with sha256). The articles are
+split by title: 60 % train, 25 % held back, 15 % left out of the library. The train and
+held-back articles are indexed into one native library, and every question goes through the
+real engine (retrieval, packing, candidate sentences, features), exactly as ``ask`` does:
+
+* the sentence scorer learns from the train questions which candidates hold the answer;
+* the coverage model learns, from train questions (covered) and questions about left-out
+  articles (not covered), whether the documents answer; its threshold is the probability that
+  keeps 98 % of the held-back answerable questions, so false refusals stay near 2 %;
+* the held-back questions give the figures written into the weights file: the answer in the
+  best sentence and in the quick answer, against the earlier hand-set formula, and a learning
+  curve (the scorer trained on a quarter, a half and all of the train questions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..aio import run
+from ..answer import coverage, features as F, model as M, quick, prepare
+from ..ask import embed_candidates, span_pieces
+from ..ingest import NewDocument
+from ..options import Options
+from ..retrieve import retrieve
+from . import learn, qa_data
+from .stats import load_average
+
+ZERO = M.SentenceModel(tuple(F.NAMES), np.zeros(len(F.NAMES)), np.ones(len(F.NAMES)),
+                       np.zeros((len(F.NAMES), 1)), np.zeros(1), np.zeros(1), 0.0)
+KEEP_FALSE_REFUSALS = 0.02
+
+
+class CachedEmbedder:
+    """The native embedder with a memo: the same sentences recur across a title's questions."""
+
+    def __init__(self, inner):
+        self.inner, self.memo = inner, {}
+        self.model_id, self.dim, self.max_tokens = inner.model_id, inner.dim, inner.max_tokens
+
+    async def embed(self, texts):
+        need = list(dict.fromkeys(t for t in texts if t not in self.memo))
+        if need:
+            for t, v in zip(need, await self.inner.embed(need)):
+                self.memo[t] = v
+        return np.stack([self.memo[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    async def count_tokens(self, texts):
+        return await self.inner.count_tokens(texts)
+
+
+def library(cache: Path, docs: dict[str, str], model_dir: str):
+    from ..library import Library
+
+    path = cache / "train-library.sqlite"
+    lib = Library.open(path, model_dir=model_dir)
+    if not lib.documents():
+        t0 = time.time()
+        out = run(lib.add([NewDocument(name=t, text=x, doc_type="txt") for t, x in sorted(docs.items())]))
+        print(f"indexed {len(out)} articles in {time.time() - t0:.0f} s", file=sys.stderr)
+    lib.embedder = CachedEmbedder(lib.embedder)
+    return lib
+
+
+async def rows_for(lib, item: qa_data.Item) -> dict:
+    """Everything the trainer needs of one question, computed as ``ask`` computes it."""
+    result = await retrieve(lib.index, lib.embedder, item.question, Options())
+    spans = result.packed.spans
+    cands = prepare(item.question, spans, span_pieces(lib.index, result, spans), result.evidence)
+    qvec, vecs, _ = await embed_candidates(lib.embedder, item.question, cands, result)
+    s, ev = _decide(item.question, cands, qvec, vecs, spans, result.evidence)
+    return {"x": s.features, "y": np.array([item.holds_answer(c.text) for c in cands], dtype=float),
+            "ev": [ev.sentence_sim or 0.0, ev.passage_sim or 0.0, ev.words],
+            "in_packed": any(item.holds_answer(sp.text) for sp in spans)}
+
+
+def _decide(question, cands, qvec, vecs, spans, evidence):
+    from ..answer import decide
+
+    return decide(question, cands, qvec, vecs, spans, evidence, model=ZERO)
+
+
+def collect(lib, items: list[qa_data.Item], label: str) -> list[dict]:
+    out, t0 = [], time.time()
+    for i, it in enumerate(items):
+        r = run(rows_for(lib, it))
+        r["id"], r["answerable"] = it.id, it.answerable
+        out.append(r)
+        if (i + 1) % 200 == 0:
+            rate = (i + 1) / (time.time() - t0)
+            print(f"  {label}: {i + 1}/{len(items)} ({rate:.1f} questions/s, load {load_average()[0]:.1f})",
+                  file=sys.stderr, flush=True)
+    return out
+
+
+def sentence_model(params: dict) -> M.SentenceModel:
+    return M.SentenceModel(tuple(F.NAMES), np.asarray(params["mean"]), np.asarray(params["scale"]),
+                           np.asarray(params["w1"]), np.asarray(params["b1"]), np.asarray(params["w2"]),
+                           params["b2"])
+
+
+def baseline_logits(x: np.ndarray) -> np.ndarray:
+    """The hand-set formula this model replaces: cosine + 0.25 idf share + 0.05 per rank before [4]."""
+    n = 1.0 / x[:, F.NAMES.index("passage_rank")]
+    return (x[:, F.NAMES.index("cos")] + 0.25 * x[:, F.NAMES.index("idf_share")]
+            + 0.05 * np.maximum(0, 4 - n) - 0.05 * x[:, F.NAMES.index("lead_in")]) * 20
+
+
+def figures(rows: list[dict], logits_of) -> dict:
+    """Held-back figures over the answerable questions: answer in the best sentence, in the
+    quick answer (1-3 sentences as shown), and in any candidate at all (the ceiling)."""
+    top1 = quick_hit = ceiling = 0
+    n = 0
+    for r in rows:
+        if not r["answerable"] or not len(r["x"]):
+            n += r["answerable"]
+            continue
+        n += 1
+        lg = logits_of(r["x"])
+        y = r["y"]
+        ceiling += bool(y.any())
+        top1 += bool(y[int(np.argmax(lg))])
+        p = M.probabilities(lg)
+        shown = [i for i in np.argsort(-lg)[:quick.MAX_QUICK] if p[i] >= quick.KEEP_SHARE * p.max()]
+        quick_hit += bool(y[shown].any())
+    return {"questions": n, "best_sentence": round(top1 / n, 4), "quick_answer": round(quick_hit / n, 4),
+            "any_candidate": round(ceiling / n, 4)}
+
+
+def coverage_rows(rows: list[dict], model: M.SentenceModel) -> tuple[np.ndarray, np.ndarray]:
+    x = [[float(model.logits(r["x"]).max()) if len(r["x"]) else -10.0, *r["ev"]] for r in rows]
+    return np.asarray(x), np.asarray([float(r["answerable"]) for r in rows])
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, required=True)
+    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache/readingroom/train-answers")
+    ap.add_argument("--out", type=Path, default=M.WEIGHTS)
+    ap.add_argument("--model-dir", default=None)
+    ap.add_argument("--hidden", type=int, default=8)
+    ap.add_argument("--epochs", type=int, default=2000)
+    ap.add_argument("--l2", type=float, default=0.05)
+    a = ap.parse_args(argv)
+    a.cache.mkdir(parents=True, exist_ok=True)
+    if a.model_dir is None:
+        from .browser import _build_module
+        a.model_dir = str(_build_module().model_dir())
+    items, docs = qa_data.load(a.data, qa_data.TRAIN_FILES)
+    train_t, held_t, out_t = qa_data.split_titles(list(docs))
+    lib = library(a.cache, {t: docs[t] for t in train_t | held_t}, a.model_dir)
+    pick = lambda ts, answerable: [i for i in items if i.title in ts and i.answerable == answerable]  # noqa: E731
+    outside = [i for i in items if i.title in out_t]
+    rows_path = a.cache / "rows.npz"
+    if rows_path.exists():
+        sets = np.load(rows_path, allow_pickle=True)["sets"].item()
+    else:
+        l0 = load_average()
+        sets = {"train": collect(lib, pick(train_t, True), "train"),
+                "held": collect(lib, pick(held_t, True), "held back"),
+                "outside": collect(lib, outside, "left out")}
+        for r in sets["outside"]:
+            r["answerable"] = False
+        np.savez(rows_path, sets=np.array(sets, dtype=object))
+        print(f"collected rows (load {l0[0]:.1f} -> {load_average()[0]:.1f})", file=sys.stderr)
+    return finish(a, sets)
+
+
+def finish(a, sets: dict) -> int:
+    train = [(r["x"], r["y"]) for r in sets["train"] if r["y"].any()]
+    curve = {}
+    for share in (0.25, 0.5, 1.0):
+        part = train[:max(1, int(len(train) * share))]
+        params = learn.fit_listwise(part, hidden=a.hidden, epochs=a.epochs, l2=a.l2)
+        sm = sentence_model(params)
+        curve[f"{share:.2f}"] = {"train_questions": len(part), **figures(sets["held"], sm.logits)}
+        print(f"  trained on {len(part)}: held back {curve[f'{share:.2f}']}", file=sys.stderr)
+    base = figures(sets["held"], baseline_logits)
+    half = len(sets["outside"]) // 2
+    cx, cy = coverage_rows(sets["train"] + sets["outside"][:half], sm)
+    cov = learn.fit_logistic(cx, cy)
+    cm = M.CoverageModel(coverage.NAMES, np.asarray(cov["mean"]), np.asarray(cov["scale"]),
+                         np.asarray(cov["w"]), cov["b"], 0.5)
+    hx, hy = coverage_rows(sets["held"] + sets["outside"][half:], sm)
+    probs = np.array([cm.probability(x) for x in hx])
+    threshold = float(np.quantile(probs[hy == 1], KEEP_FALSE_REFUSALS))
+    refused_out = float(np.mean(probs[hy == 0] < threshold))
+    meta = {"trained": time.strftime("%Y-%m-%d"), "data": {f: sha256(a.data / f) for f in qa_data.TRAIN_FILES},
+            "questions": {k: len(v) for k, v in sets.items()}, "learning_curve": curve, "baseline": base,
+            "coverage_held_back": {"false_refusals": KEEP_FALSE_REFUSALS, "left_out_refused": round(refused_out, 4)}}
+    out = {"meta": meta, "sentence": {"names": list(F.NAMES), **{k: params[k] for k in ("mean", "scale", "w1", "b1", "w2", "b2")}},
+           "coverage": {"names": list(coverage.NAMES), **{k: cov[k] for k in ("mean", "scale", "w", "b")},
+                        "threshold": round(threshold, 6)}}
+    a.out.write_text(json.dumps(out, indent=None, separators=(",", ":")) + "\n")
+    print(json.dumps(meta, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
