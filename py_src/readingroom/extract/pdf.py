@@ -1,0 +1,64 @@
+"""PDFs: natively, pypdf reads each page's text and the bookmark outline; in the page,
+pdf.js does (``web/api/pdf.js``). Both hand the same two things to ``pdfclean.document``,
+which does everything else in Python, so the clean-up is one implementation."""
+
+from __future__ import annotations
+
+import io
+
+from ..errors import BadInput, Encrypted
+from .document import Document
+from .pdfclean import document
+
+
+def _outline(reader) -> list[tuple[int, str, int]]:
+    """(level, title, 1-based page) for every bookmark, in outline order."""
+    out: list[tuple[int, str, int]] = []
+
+    def walk(items, level):
+        for item in items:
+            if isinstance(item, list):
+                walk(item, level + 1)
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+            except Exception:  # noqa: BLE001 - a broken bookmark is skipped, not fatal
+                continue
+            if page is not None and page >= 0:
+                out.append((level, str(item.title or "").strip(), page + 1))
+
+    try:
+        walk(reader.outline, 1)
+    except Exception:  # noqa: BLE001 - pypdf raises several types on damaged outlines
+        return []
+    return out
+
+
+def pdf_pages(name: str, data: bytes) -> tuple[list[str], list[tuple[int, str, int]]]:
+    """Text per page and the outline (natively, with pypdf); a reason for PDFs we cannot read."""
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
+    except ImportError as e:  # pragma: no cover - packaging error
+        raise BadInput("reading PDFs natively needs pypdf: pip install 'readingroom[native]'") from e
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            try:
+                ok = reader.decrypt("")
+            except Exception as e:  # noqa: BLE001 - pypdf raises several types
+                raise Encrypted(f"{name} is encrypted; remove the password and add it again") from e
+            if not ok:
+                raise Encrypted(f"{name} is encrypted; remove the password and add it again")
+        pages = [(page.extract_text() or "") for page in reader.pages]
+        outline = _outline(reader)
+    except BadInput:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError, AttributeError) as e:
+        raise BadInput(f"{name} is not a readable PDF ({type(e).__name__}: {e})") from e
+    return pages, outline
+
+
+def read(name: str, data: bytes) -> Document:
+    pages, outline = pdf_pages(name, data)
+    return document(name, pages, outline)
