@@ -42,5 +42,6 @@ def label(doc_name: str, doc_type: str, heading_path, page: int | None = None) -
         if page is not None:
             parts.append(f"page {page}")
         if path:
-            parts.append(path[-1])
+            m = _ROWS.match(path[-1])
+            parts.append(f"rows {m.group(1)}–{m.group(2)}" if m else path[-1])
     return " · ".join([base] + parts)

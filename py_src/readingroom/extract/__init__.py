@@ -10,7 +10,7 @@ and ``pdfclean`` does the rest on both sides.
 
 from __future__ import annotations
 
-from ..errors import Unsupported
+from ..errors import EmptyDocument, Unsupported
 from .document import Document, Section
 
 # extension -> the type recorded for the document
@@ -67,6 +67,8 @@ def from_bytes(name: str, data: bytes, doc_type: str) -> Document:
         from .text import decode
 
         return from_text(name, decode(name, data), doc_type)
+    if not data:
+        raise EmptyDocument(f"{name} is empty")
     if doc_type == "pdf":
         from . import pdf
 

@@ -14,14 +14,19 @@ W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 MAIN = "word/document.xml"
 
 
-def _styles(pkg: Package) -> dict[str, int]:
-    """styleId -> heading level (1-based; "Title" is 1) for paragraph styles."""
+def _styles(pkg: Package) -> tuple[dict[str, int], dict[str, ET.Element]]:
+    """styleId -> heading level (1-based; "Title" is 1), and styleId -> the list numbering
+    (``numPr``) a list style such as "List Bullet" carries."""
     root = pkg.optional_xml("word/styles.xml")
     out: dict[str, int] = {}
+    lists: dict[str, ET.Element] = {}
     if root is None:
-        return out
+        return out, lists
     for st in root.iter(f"{W}style"):
         sid = st.get(f"{W}styleId", "")
+        num = st.find(f"{W}pPr/{W}numPr")
+        if num is not None:
+            lists[sid] = num
         name_el = st.find(f"{W}name")
         name = (name_el.get(f"{W}val", "") if name_el is not None else "").lower()
         lvl = st.find(f"{W}pPr/{W}outlineLvl")
@@ -31,7 +36,7 @@ def _styles(pkg: Package) -> dict[str, int]:
             out[sid] = 1
         elif lvl is not None and lvl.get(f"{W}val", "").isdigit() and int(lvl.get(f"{W}val")) < 9:
             out[sid] = int(lvl.get(f"{W}val")) + 1
-    return out
+    return out, lists
 
 
 def _numbering(pkg: Package) -> dict[tuple[str, str], str]:
@@ -81,7 +86,7 @@ def _run_text(p: ET.Element, refs: list | None = None) -> str:
 
 class _Reader:
     def __init__(self, pkg: Package):
-        self.styles, self.numbering = _styles(pkg), _numbering(pkg)
+        (self.styles, self.list_styles), self.numbering = _styles(pkg), _numbering(pkg)
         self.notes = {"footnote": _notes(pkg, "word/footnotes.xml", "footnote"),
                       "endnote": _notes(pkg, "word/endnotes.xml", "endnote"),
                       "comment": _notes(pkg, "word/comments.xml", "comment")}
@@ -118,6 +123,8 @@ class _Reader:
             self.lines.append(text)
             return
         num = ppr.find(f"{W}numPr") if ppr is not None else None
+        if num is None and style is not None:
+            num = self.list_styles.get(style.get(f"{W}val", ""))
         if num is not None and num.find(f"{W}numId") is not None:
             nid = num.find(f"{W}numId").get(f"{W}val", "")
             ilvl = num.find(f"{W}ilvl").get(f"{W}val", "0") if num.find(f"{W}ilvl") is not None else "0"
@@ -152,12 +159,10 @@ class _Reader:
                 self.block(el)
 
 
-def read(name: str, data: bytes, kind: str = "Word document") -> Document:
+def read(name: str, data: bytes, kind: str = "a Word document") -> Document:
     pkg = Package(name, data, kind)
-    main = MAIN
-    if not pkg.has(main):
-        rels = relationships(pkg, "")
-        main = next((t for t in rels.values() if t.endswith(".xml") and "document" in t), MAIN)
+    main = next((t for t in relationships(pkg, "").values() if t.endswith("document.xml")), MAIN)
+    pkg.expect(main)
     body = pkg.xml(main).find(f"{W}body")
     reader = _Reader(pkg)
     if body is not None:

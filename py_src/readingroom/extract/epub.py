@@ -8,7 +8,7 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from ..chunking import markdown_sections
-from ..errors import EmptyDocument, Encrypted, WrongType
+from ..errors import EmptyDocument, Encrypted
 from .document import Document, Section
 from .html import _Text, html_to_text
 from .text import markdown_tables
@@ -74,9 +74,8 @@ def _titles(pkg: Package, opf_path: str, manifest: dict[str, tuple[str, str, str
 
 
 def read(name: str, data: bytes) -> Document:
-    pkg = Package(name, data, "EPUB e-book")
-    if not pkg.has("META-INF/container.xml"):
-        raise WrongType(f"{name} is a zip file but not an EPUB e-book (it has no META-INF/container.xml)")
+    pkg = Package(name, data, "an EPUB e-book")
+    pkg.expect("META-INF/container.xml")
     _check_drm(pkg, name)
     rootfile = next((r.get("full-path", "") for r in pkg.xml("META-INF/container.xml").iter()
                      if local(r.tag) == "rootfile"), "")

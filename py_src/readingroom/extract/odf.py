@@ -17,7 +17,7 @@ TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 PRES = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
-KINDS = {"odt": "OpenDocument text", "odp": "OpenDocument presentation", "ods": "OpenDocument spreadsheet"}
+KINDS = {"odt": "an OpenDocument text", "odp": "an OpenDocument presentation", "ods": "an OpenDocument spreadsheet"}
 MAX_REPEAT = 1000  # repeated empty rows and columns pad a sheet to its full size
 
 
@@ -128,6 +128,7 @@ def _wrap(el: ET.Element) -> ET.Element:
 
 def read(name: str, data: bytes, doc_type: str) -> Document:
     pkg = Package(name, data, KINDS[doc_type])
+    pkg.expect("content.xml")
     body = pkg.xml("content.xml").find(f"{OFFICE}body")
     if body is None:
         raise EmptyDocument(f"{name} has no text to index")

@@ -61,8 +61,9 @@ def _shapes(tree: ET.Element, want_notes: bool = False) -> tuple[str, list[str],
 
 
 def read(name: str, data: bytes) -> Document:
-    pkg = Package(name, data, "PowerPoint presentation")
+    pkg = Package(name, data, "a PowerPoint presentation")
     pres = "ppt/presentation.xml"
+    pkg.expect(pres)
     rels = relationships(pkg, pres)
     order = [rels.get(s.get(f"{R}id", "")) for s in pkg.xml(pres).iter(f"{P}sldId")]
     sections: list[Section] = []

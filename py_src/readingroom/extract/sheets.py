@@ -2,7 +2,8 @@
 section, its first non-empty row the header, repeated in every piece when the sheet is cut by
 rows; each piece's heading path says which rows it holds. Formulas are not evaluated (the
 value the file last saved is read) and macros never run. Past ``MAX_CELLS`` cells the rest
-is left out and the document says so."""
+is left out and the document says so (a million cells would be some 10,000 passages: hours
+of embedding in the page). Sheets are read row by row (``iterparse``), never as one tree."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ from datetime import datetime, timedelta
 from xml.etree import ElementTree as ET
 
 from .. import places
-from ..errors import EmptyDocument
+from ..errors import CorruptFile, EmptyDocument
 from .document import Document, Section, split_rows, table_lines
 from .zipped import Package, relationships
 
-MAX_CELLS = 1_000_000
+MAX_CELLS = 200_000
 S = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _COL = re.compile(r"([A-Z]+)(\d+)")
@@ -99,9 +100,23 @@ def _value(c: ET.Element, shared: list[str], dates: set[int]) -> str:
     return text
 
 
+def _rows(pkg: Package, part: str):
+    """A worksheet's ``<row>`` elements one at a time."""
+    data = pkg.raw(part)
+    if b"<!ENTITY" in data:
+        raise CorruptFile(f"{pkg.name} was refused: its part {part} declares XML entities")
+    try:
+        for _event, el in ET.iterparse(io.BytesIO(data)):
+            if el.tag == f"{S}row":
+                yield el
+    except ET.ParseError as e:
+        raise CorruptFile(f"{pkg.name} is damaged: its part {part} is not well-formed XML ({e})") from e
+
+
 def read_xlsx(name: str, data: bytes) -> Document:
-    pkg = Package(name, data, "Excel workbook")
+    pkg = Package(name, data, "an Excel workbook")
     book = "xl/workbook.xml"
+    pkg.expect(book)
     rels = relationships(pkg, book)
     root = pkg.optional_xml("xl/sharedStrings.xml")
     shared = ["".join(t.text or "" for t in si.iter(f"{S}t")) for si in root.iter(f"{S}si")] if root is not None else []
@@ -114,7 +129,7 @@ def read_xlsx(name: str, data: bytes) -> Document:
         if not part or not pkg.has(part) or budget.capped:
             continue
         rows = []
-        for row in pkg.xml(part).iter(f"{S}row"):
+        for row in _rows(pkg, part):
             cells = row.findall(f"{S}c")
             if not budget.take(len(cells)):
                 break
@@ -124,6 +139,7 @@ def read_xlsx(name: str, data: bytes) -> Document:
                 out += [""] * (max(col, len(out)) - len(out))
                 out.append(_value(c, shared, dates))
             rows.append((int(row.get("r", len(rows) + 1)), out))
+            row.clear()
         sections += sheet_sections(sheet.get("name", "?"), rows)
     if not sections:
         raise EmptyDocument(f"{name} has no cells with text or numbers")

@@ -22,6 +22,11 @@ _SIGNATURES = ((b"%PDF", "a PDF"), (b"\xd0\xcf\x11\xe0", "an OLE file"), (b"\x89
                (b"\xff\xd8\xff", "a JPEG image"), (b"{\\rtf", "an RTF file"), (b"<", "text or HTML"))
 
 
+_MAIN_PARTS = (("word/document.xml", "a Word document"), ("xl/workbook.xml", "an Excel workbook"),
+               ("ppt/presentation.xml", "a PowerPoint presentation"),
+               ("META-INF/container.xml", "an EPUB e-book or OpenDocument file"))
+
+
 def sniff(data: bytes) -> str:
     """What the first bytes say the file is, in words."""
     for magic, what in _SIGNATURES:
@@ -41,15 +46,15 @@ class Package:
             if "EncryptedPackage".encode("utf-16-le") in data:
                 raise Encrypted(f"{name} is protected by a password; open it in its program, "
                                 "remove the password, save it and add it again")
-            raise WrongType(f"{name} is an old binary Office file, not a {kind}; save it in the "
+            raise WrongType(f"{name} is an old binary Office file, not {kind}; save it in the "
                             "current format (.docx, .xlsx, .pptx) and add it again")
         if not data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
-            raise WrongType(f"{name} is {sniff(data)}, not a {kind}; check its extension")
+            raise WrongType(f"{name} is {sniff(data)}, not {kind}; check its extension")
         try:
             self.zip = zipfile.ZipFile(io.BytesIO(data))
             infos = self.zip.infolist()
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as e:
-            raise CorruptFile(f"{name} is damaged: it does not open as a {kind} ({e})") from e
+            raise CorruptFile(f"{name} is damaged: it does not open as {kind} ({e})") from e
         total = sum(i.file_size for i in infos)
         for i in infos:
             if i.file_size > 2**20 and i.file_size > MAX_RATIO * max(1, i.compress_size):
@@ -63,13 +68,22 @@ class Package:
         self.infos = {i.filename: i for i in infos}
         self._read = 0
 
+    def expect(self, member: str) -> None:
+        """Refuse a zip that lacks ``member``: the wrong kind of file, or a damaged one."""
+        if member in self.names:
+            return
+        for part, what in _MAIN_PARTS:
+            if part in self.names:
+                raise WrongType(f"{self.name} is {what}, not {self.kind}; check its extension")
+        raise CorruptFile(f"{self.name} is damaged or not {self.kind}: it has no {member}")
+
     def has(self, member: str) -> bool:
         return member in self.names
 
     def raw(self, member: str) -> bytes:
         info = self.infos.get(member)
         if info is None:
-            raise CorruptFile(f"{self.name} is damaged or not a {self.kind}: it has no {member}")
+            raise CorruptFile(f"{self.name} is damaged or not {self.kind}: it has no {member}")
         if info.flag_bits & 1:
             raise Encrypted(f"{self.name} is encrypted; remove the password and add it again")
         room = MAX_UNPACKED - self._read
