@@ -290,3 +290,46 @@ BAD = [
     ("macros.docm", lambda: macro_enabled(docx_bytes(), "docm"), None, ""),
     ("macros.xlsm", lambda: macro_enabled(xlsx_bytes(), "xlsm"), None, ""),
 ]
+
+
+def report_pdf(two_column: bool = False) -> bytes:
+    """Five pages with a running head, a page-number footer, an outline, a word broken at a
+    line end and (``two_column``) a page in two columns."""
+    from fpdf import FPDF
+
+    class Report(FPDF):
+        def header(self):
+            self.set_font("Helvetica", size=9)
+            self.cell(0, 8, "Field Guide to Northern Birds", new_x="LMARGIN", new_y="NEXT")
+
+        def footer(self):
+            self.set_y(-15)
+            self.set_font("Helvetica", size=9)
+            self.cell(0, 8, f"Page {self.page_no()}", align="C")
+
+    pdf = Report()
+    pdf.set_font("Helvetica", size=11)
+    chapters = [("1 Owls", "Owls hunt at night and swallow their prey whole."),
+                ("2 Gulls", "Gulls nest on cliffs and follow fishing boats."),
+                ("3 Puffins", "Puffins carry up to twenty fish in their beaks."),
+                ("4 Terns", "Arctic terns fly from pole to pole every year."),
+                ("5 Ravens", "Ravens solve puzzles that stump most other birds.")]
+    for title, fact in chapters:
+        pdf.add_page()
+        pdf.start_section(title)
+        pdf.set_font("Helvetica", "B", 14)
+        pdf.cell(0, 10, title, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=11)
+        for line in [fact, "Watchers note the differ-", "ences between young and adult birds.",
+                     f"Plumage notes for {title[2:].lower()} follow in the appendix."]:
+            pdf.cell(0, 7, line, new_x="LMARGIN", new_y="NEXT")
+    if two_column:
+        pdf.add_page()
+        pdf.start_section("6 Two columns")
+        left = "LEFTCOLUMN starts here. " + "Waders probe the mud for worms. " * 30
+        right = "RIGHTCOLUMN starts here. " + "Divers stay under water for minutes. " * 30
+        with pdf.text_columns(ncols=2) as cols:
+            cols.write(left)
+            cols.new_column()
+            cols.write(right)
+    return bytes(pdf.output())

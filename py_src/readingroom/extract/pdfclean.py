@@ -41,11 +41,13 @@ def _is_page_number(line: str) -> bool:
 def _edges(lines: list[str]) -> list[tuple[str, int]]:
     """(place, index) of the lines that may be running: "top"/"bottom"."""
     n = len(lines)
-    return [("top", i) for i in range(min(EDGE, n))] + [("bottom", i) for i in range(max(EDGE, n - EDGE), n)]
+    return [("top", i) for i in range(min(EDGE, n))] + [("bottom", i) for i in range(max(min(EDGE, n), n - EDGE), n)]
 
 
-def running_lines(pages: list[list[str]]) -> list[set[int]]:
-    """For each page, the indexes of its lines that are running heads, footers or numbers."""
+def running_lines(pages: list[list[str]], titles: dict[int, set[str]] | None = None) -> list[set[int]]:
+    """For each page, the indexes of its lines that are running heads, footers or numbers;
+    a line that is one of the page's bookmark titles ("1 Owls" on page 1) never is."""
+    titles = titles or {}
     shapes = Counter()
     for lines in pages:
         shapes.update({(place, _shape(lines[i])) for place, i in _edges(lines) if lines[i].strip()})
@@ -61,13 +63,18 @@ def running_lines(pages: list[list[str]]) -> list[set[int]]:
     out = []
     for number, lines in enumerate(pages, start=1):
         drop = set()
-        for place, i in _edges(lines):
-            line = lines[i].strip()
-            if not line:
-                continue
-            m = _NUMBER_AT_ENDS.search(line)
-            if (_is_page_number(line) or shapes[(place, _shape(line))] >= need
-                    or (use_offset and m and int(m.group(1) or m.group(2)) - number == offset)):
+        n = len(lines)
+        # From each edge inwards: a second line is running only when the outer one is.
+        for place, order in (("top", range(min(EDGE, n))), ("bottom", range(n - 1, max(-1, n - 1 - EDGE), -1))):
+            for i in order:
+                line = lines[i].strip()
+                if not line:
+                    continue
+                m = _NUMBER_AT_ENDS.search(line)
+                if _norm(line) in titles.get(number, ()) or not (
+                        _is_page_number(line) or shapes[(place, _shape(line))] >= need
+                        or (use_offset and m and int(m.group(1) or m.group(2)) - number == offset)):
+                    break
                 drop.add(i)
         out.append(drop)
     return out
@@ -77,10 +84,13 @@ def _norm(text: str) -> str:
     return re.sub(r"[^\w]+", " ", text.lower()).strip()
 
 
-def clean_pages(pages: list[str]) -> list[str]:
+def clean_pages(pages: list[str], outline: list[tuple[int, str, int]] = ()) -> list[str]:
     """The pages' text without running lines, with broken words joined and ligatures undone."""
     split = [[line.rstrip() for line in p.translate(str.maketrans(_LIGATURES)).split("\n")] for p in pages]
-    drops = running_lines(split)
+    titles: dict[int, set[str]] = {}
+    for _level, title, page in outline:
+        titles.setdefault(page, set()).add(_norm(title))
+    drops = running_lines(split, titles)
     texts = ["\n".join(line for i, line in enumerate(lines) if i not in drop).strip()
              for lines, drop in zip(split, drops)]
     texts = [_LEADER.sub(" ", _HYPHEN.sub(r"\1\2\n", t)) for t in texts]
@@ -125,9 +135,9 @@ def _sections(texts: list[str], outline: list[tuple[int, str, int]]) -> list[Sec
 
 
 def document(name: str, pages: list[str], outline: list[tuple[int, str, int]] | None = None) -> Document:
-    texts = clean_pages(list(pages))
+    outline = [(int(lv), str(t), int(p)) for lv, t, p in (outline or [])]
+    texts = clean_pages(list(pages), outline)
     if not any(t.strip() for t in texts):
         raise EmptyDocument(f"{name} has no text layer (scanned images?); reading scans (OCR) "
                             "is not available yet")
-    outline = [(int(lv), str(t), int(p)) for lv, t, p in (outline or [])]
     return Document("pdf", _sections(texts, outline), pages=len(texts))
