@@ -269,6 +269,7 @@ async def add_documents(index: Index, embedder: Embedder, docs: Sequence[NewDocu
             if isinstance(got, Outcome):
                 run.settle(i, got)
             else:
+                progress({"event": "prepared", "name": doc.name, "chunks": len(got.inputs)})
                 queue.append(got)
 
     def send():
