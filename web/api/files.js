@@ -1,11 +1,35 @@
 // Turn what the user hands us (files, or {name, text} / {name, pages} objects) into documents for
 // Python. Only decoding and the file-type gate live here; everything about the text itself is
-// Python's (HTML goes over raw: Python extracts its text and drops scripts and styles). PDFs are
-// the one exception: pdf.js reads their text per page here, and Python chunks the pages.
+// Python's (HTML goes over raw: Python extracts its text and drops scripts and styles; Office,
+// OpenDocument, EPUB and RTF files go over as their bytes, and Python's extract package reads them
+// exactly as the CLI does). PDFs are the one exception: pdf.js reads their text per page and their
+// outline here, and Python cleans and chunks the pages.
 
-const TYPES = { md: 'md', markdown: 'md', txt: 'txt', text: 'txt', html: 'html', htm: 'html', pdf: 'pdf' };
-// Python's limit for raw files (ingest.MAX_FILE_BYTES): refuse before reading a huge PDF into memory.
-const MAX_PDF_BYTES = 100 * 1024 * 1024;
+// The extension -> type table of Python's extract.FORMATS (tests/browser checks they agree).
+const TEXT = { md: 'md', markdown: 'md', txt: 'txt', text: 'txt', html: 'html', htm: 'html', csv: 'csv', tsv: 'tsv' };
+for (const ext of ['py', 'js', 'ts', 'java', 'go', 'rs', 'c', 'h', 'cpp', 'json', 'yaml', 'toml', 'rst', 'org', 'tex']) TEXT[ext] = ext;
+TEXT.yml = 'yaml';
+const BINARY = {
+  docx: 'docx', docm: 'docx', pptx: 'pptx', pptm: 'pptx', xlsx: 'xlsx', xlsm: 'xlsx', ods: 'ods',
+  odt: 'odt', odp: 'odp', epub: 'epub', rtf: 'rtf',
+};
+export const TYPES = { ...TEXT, ...BINARY, pdf: 'pdf' };
+const READS = 'Markdown, text, HTML, PDF, Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, CSV/TSV and source files';
+// Python's limit for raw files (ingest.MAX_FILE_BYTES): refuse before reading a huge file into memory.
+const MAX_FILE_BYTES = 100 * 1024 * 1024;
+
+function tooLarge(file) {
+  return { error: { type: 'too_large', message: `${file.name} is ${Math.round(file.size / 2 ** 20)} MB; the limit for files is 100 MB` } };
+}
+
+/** Bytes as base64 (JSON carries them to the worker), in slices so no argument list overflows. */
+function base64(bytes) {
+  let binary = '';
+  for (let at = 0; at < bytes.length; at += 0x8000) {
+    binary += String.fromCharCode.apply(null, bytes.subarray(at, at + 0x8000));
+  }
+  return btoa(binary);
+}
 
 function extension(name) {
   const dot = name.lastIndexOf('.');
@@ -13,23 +37,29 @@ function extension(name) {
 }
 
 async function fromPdf(file, onProgress) {
-  if (file.size > MAX_PDF_BYTES) {
-    return { error: { type: 'too_large', message: `${file.name} is ${Math.round(file.size / 2 ** 20)} MB; the limit for files is 100 MB` } };
-  }
+  if (file.size > MAX_FILE_BYTES) return tooLarge(file);
   try {
     const { pdfPages } = await import('./pdf.js');
-    const pages = await pdfPages(file.name, file, (done, total) => onProgress({ phase: 'pdf', name: file.name, done, total }));
-    return { doc: { name: file.name, type: 'pdf', pages } };
+    const { pages, outline } = await pdfPages(file.name, file, (done, total) => onProgress({ phase: 'pdf', name: file.name, done, total }));
+    return { doc: { name: file.name, type: 'pdf', pages, outline } };
   } catch (err) {
     return { error: { type: err?.type ?? 'not_pdf', message: err?.message ?? `${file.name} could not be read` } };
   }
 }
 
 async function fromFile(file, onProgress) {
-  const type = TYPES[extension(file.name)];
-  if (!type) return { error: { type: 'unsupported', message: `${file.name} is not a .md, .txt, .html or .pdf file` } };
+  const ext = extension(file.name);
+  const type = TYPES[ext];
+  if (!type) {
+    const kind = ext ? `.${ext} files` : 'files without an extension';
+    return { error: { type: 'unsupported', message: `${file.name}: ${kind} are not read (Reading Room reads ${READS})` } };
+  }
   if (file.size === 0) return { error: { type: 'empty_document', message: `${file.name} is empty` } };
   if (type === 'pdf') return fromPdf(file, onProgress);
+  if (BINARY[ext]) {
+    if (file.size > MAX_FILE_BYTES) return tooLarge(file);
+    return { doc: { name: file.name, type, data_b64: base64(new Uint8Array(await file.arrayBuffer())) } };
+  }
   const bytes = await file.arrayBuffer();
   try {
     // fatal: refuse to guess; a wrong decode would index mojibake silently.
@@ -44,7 +74,8 @@ function fromObject(item) {
   const name = String(item?.name ?? 'untitled.txt');
   const extra = item?.meta ? { meta: item.meta } : {};
   if (Array.isArray(item?.pages)) {
-    return { doc: { name, type: item.type ?? 'pdf', pages: item.pages.map(String), ...extra } };
+    const outline = Array.isArray(item.outline) ? { outline: item.outline } : {};
+    return { doc: { name, type: item.type ?? 'pdf', pages: item.pages.map(String), ...outline, ...extra } };
   }
   if (typeof item?.text !== 'string') {
     return { error: { type: 'bad_input', message: `${name}: text must be a string` } };
@@ -54,7 +85,7 @@ function fromObject(item) {
 }
 
 /**
- * Returns {docs: [{name, text | pages, type}], rejected: [{name, type, message}]}.
+ * Returns {docs: [{name, text | pages (+ outline) | data_b64, type}], rejected: [{name, type, message}]}.
  * onProgress({phase: 'pdf', name, done, total}) reports pages read from PDFs.
  */
 export async function readDocuments(input, onProgress = () => {}) {

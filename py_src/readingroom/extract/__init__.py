@@ -45,7 +45,8 @@ def type_of(name: str, given: str | None = None) -> str:
 
 
 def unsupported(name: str, doc_type: str) -> Unsupported:
-    return Unsupported(f"{name}: .{doc_type} files are not supported (Reading Room reads {SUPPORTED})")
+    kind = f".{doc_type} files" if doc_type else "files without an extension"
+    return Unsupported(f"{name}: {kind} are not read (Reading Room reads {SUPPORTED})")
 
 
 def from_text(name: str, text: str, doc_type: str) -> Document:

@@ -1,0 +1,96 @@
+"""Every format dropped into the page (one page for the module): the same chunks as the native
+side, a question only each file answers, the place its citation names; bad files refused with
+their typed reason and nothing stored; a PDF read by pdf.js cleaned like pypdf's."""
+
+from __future__ import annotations
+
+import pytest
+
+import formats
+from conftest import OriginGuard
+from pages import open_app, wait_until
+from readingroom import NewDocument
+from readingroom.chunking import ChunkSettings
+from readingroom.ingest import prepare
+
+GOOD = formats.good_files()
+DROP = """(names) => document.getElementById('activity').textContent.startsWith('Documents:')"""
+
+
+@pytest.fixture(scope="module")
+def shared(browser, site):
+    guard = OriginGuard(site)
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
+    ctx.route("**/*", guard.route)
+    ctx.on("request", guard.on_request)
+    pg = ctx.new_page()
+    open_app(pg, site)
+    yield pg
+    ctx.close()
+    assert guard.offending == [], f"requests left the origin: {guard.offending}"
+
+
+def _drop(pg, files):
+    pg.set_input_files("#file-input", [{"name": n, "mimeType": "application/octet-stream", "buffer": b}
+                                        for n, b in files])
+    wait_until(pg, DROP, 600)
+
+
+def _chunks_of(pg, name: str, words: str) -> list[dict]:
+    """Every chunk of a document, in order: the neighbours of one that holds ``words``."""
+    return pg.evaluate("""async ([name, words]) => {
+        const r = await window.readingroom.query(words, {mode: 'lexical', k: 1, filters: {doc_names: [name]}});
+        const id = r.evidence[0].chunk_id;
+        return (await window.readingroom.neighbours(id, 100000, 100000)).chunks;
+    }""", [name, words])
+
+
+def test_every_format_in_the_page_reads_as_natively_and_answers_with_its_place(shared):
+    pg = shared
+    _drop(pg, [(name, data) for name, data, *_ in GOOD] + [("photo.bin", b"\x00\x01")])
+    shown = pg.inner_text("#file-messages")
+    assert "photo.bin: .bin files are not read (Reading Room reads" in shown, shown
+    names = {d["name"] for d in pg.evaluate("() => window.readingroom.documents()")}
+    assert names == {g[0] for g in GOOD}
+    for name, data, question, phrase, place in GOOD:
+        _t, _text, native = prepare(NewDocument(name, data=data), ChunkSettings())
+        in_page = _chunks_of(pg, name, phrase)
+        assert [(c["text"], c["heading_path"]) for c in in_page] == [
+            (c.text, list(c.heading_path)) for c in native], name
+        r = pg.evaluate("(q) => window.readingroom.query(q, {k: 3})", question)
+        top = r["results"][0]
+        assert (top["doc_name"], phrase in top["text"]) == (name, True), (question, top["doc_name"])
+        assert top["place"].startswith(place), top["place"]
+
+
+def test_bad_files_in_the_page_get_their_typed_reason_and_nothing_is_stored(shared):
+    pg = shared
+    before = pg.evaluate("() => window.readingroom.status()")["documents"]
+    for name, make, kind, phrase in formats.BAD:
+        report = pg.evaluate("""async ([name, b64]) => window.readingroom.addDocuments(
+            [new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name)])""",
+                             [name, __import__("base64").b64encode(make()).decode()])
+        rows = report.get("rejected_files", []) + report.get("documents", [])
+        [got] = [r for r in rows if r["name"] == name]
+        if kind is None:
+            assert got["status"] == "added", got
+            pg.evaluate("(id) => window.readingroom.deleteDocument(id)", got["doc_id"])
+            continue
+        err = got.get("error") or got
+        assert (err["type"], phrase in err["message"]) == (kind, True), (name, got)
+    assert pg.evaluate("() => window.readingroom.status()")["documents"] == before
+
+
+def test_a_pdf_read_by_pdfjs_is_cleaned_and_titled_by_its_outline(shared):
+    pg = shared
+    data = formats.report_pdf(two_column=True)
+    _drop(pg, [("guide.pdf", data)])
+    chunks = _chunks_of(pg, "guide.pdf", "puffins")
+    text = "\n".join(c["text"] for c in chunks)
+    assert "Field Guide to Northern Birds" not in text and "Page " not in text
+    assert "differ-" not in text and text.count("differences") == 5
+    assert [c["heading_path"] for c in chunks][:5] == [[f"{n} {b}"] for n, b in enumerate(
+        ["Owls", "Gulls", "Puffins", "Terns", "Ravens"], 1)]
+    assert text.index("RIGHTCOLUMN") > text.rindex("Waders")
+    _t, _text, native = prepare(NewDocument("guide.pdf", data=data), ChunkSettings())
+    assert [" ".join(c["text"].split()) for c in chunks] == [" ".join(c.text.split()) for c in native]
