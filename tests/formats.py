@@ -333,3 +333,60 @@ def report_pdf(two_column: bool = False) -> bytes:
             cols.new_column()
             cols.write(right)
     return bytes(pdf.output())
+
+
+# Sized files for ``bench ingest --formats``: (name, bytes, units, unit) per format.
+def deck(slides: int) -> bytes:
+    from pptx import Presentation
+
+    prs = Presentation()
+    for n in range(1, slides + 1):
+        slide = prs.slides.add_slide(prs.slide_layouts[1])
+        slide.shapes.title.text = f"Topic {n}"
+        slide.placeholders[1].text = f"Point {n}: " + FILLER
+        slide.notes_slide.notes_text_frame.text = f"Say more about point {n}. " + FILLER
+    buf = io.BytesIO()
+    prs.save(buf)
+    return buf.getvalue()
+
+
+def workbook(sheets: int, rows: int) -> bytes:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    wb.remove(wb.active)
+    for s in range(1, sheets + 1):
+        ws = wb.create_sheet(f"Sheet{s}")
+        ws.append(["Region", "Manager", "Revenue", "Remark"])
+        for n in range(rows):
+            ws.append([f"Region {n}", f"Manager {s}-{n}", n * 17, "on track" if n % 3 else "late"])
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def book(chapters: int) -> bytes:
+    from ebooklib import epub
+
+    b = epub.EpubBook()
+    b.set_identifier("rr-bench")
+    b.set_title("Bench book")
+    b.set_language("en")
+    items = []
+    for n in range(1, chapters + 1):
+        c = epub.EpubHtml(title=f"Chapter {n}", file_name=f"c{n}.xhtml", lang="en")
+        c.content = f"<h1>Chapter {n}</h1>" + "".join(f"<p>Scene {k} of chapter {n}. {FILLER}</p>" for k in range(8))
+        b.add_item(c)
+        items.append(c)
+    b.toc, b.spine = items, ["nav"] + items
+    b.add_item(epub.EpubNcx())
+    b.add_item(epub.EpubNav())
+    buf = io.BytesIO()
+    epub.write_epub(buf, b)
+    return buf.getvalue()
+
+
+def bench_files() -> list[tuple[str, bytes, int, str]]:
+    return [("report.docx", docx_pages(50), 50, "pages"), ("deck.pptx", deck(30), 30, "slides"),
+            ("budget.xlsx", workbook(5, 200), 5, "sheets"), ("book.epub", book(20), 20, "chapters"),
+            ("guide.pdf", report_pdf(two_column=True), 6, "pages")]

@@ -3,6 +3,7 @@
     quality --data DIR --split SPLIT --json OUT [--browser | --native] [--embed-in-browser]
     latency --chunks N [--chunks M] --json OUT
     ingest [--docs N] [--pdf-pages P] [--browser | --native] --json OUT
+    ingest --formats [--browser | --native] --json OUT   pages (slides, sheets) per second per format
     embedding [--texts N] [--rounds R] --json OUT     thread set-ups side by side (A/B interleaved)
     peer --json OUT
     answers [--native | --browser] [--set answerable,followups,unanswerable,scifact] [--limit N]
@@ -64,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     ing_side = ing.add_mutually_exclusive_group()
     ing_side.add_argument("--browser", action="store_true", help="only the in-browser runs")
     ing_side.add_argument("--native", action="store_true", help="only the native run")
+    ing.add_argument("--formats", action="store_true", help="per format (docx, pptx, xlsx, epub, pdf): units/s natively and in the page")
     emb = sub.add_parser("embedding", help="embedding threads vs workers in the page, interleaved")
     emb.add_argument("--texts", type=int, default=96, help="SciFact chunk texts per round")
     emb.add_argument("--rounds", type=int, default=5)
@@ -89,6 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     results: dict = {"machine": machine(), "command": " ".join(sys.argv)}
+    if args.cmd == "ingest" and args.formats:
+        from . import formats
+
+        results["formats"] = formats.run(not args.no_build, native_side=not args.browser, browser_side=not args.native)
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=1))
+        print(f"wrote {args.json}", file=sys.stderr)
+        return 0
     if args.cmd == "answers":
         from . import answers
 
