@@ -30,13 +30,11 @@ def rtf_text(name: str, data: bytes) -> str:
     out: list[str] = []
     stack: list[tuple[bool, int]] = []
     skipping, uc, pending_skip, codepage = False, 1, 0, "cp1252"
-    star = False
     for m in _TOKEN.finditer(data):
         word, arg, hexbyte, symbol, brace, plain = m.groups()
         if brace == b"{":
             stack.append((skipping, uc))
-            star = False
-            continue
+                    continue
         if brace == b"}":
             skipping, uc = stack.pop() if stack else (False, 1)
             continue
@@ -48,8 +46,8 @@ def rtf_text(name: str, data: bytes) -> str:
                 pending_skip -= 1 if hexbyte else len(plain or b"")
                 continue
         if word is not None:
-            if word in _SKIP or star:
-                skipping, star = True, False
+            if word in _SKIP:
+                skipping = True
             elif word == b"ansicpg" and arg:
                 codepage = f"cp{int(arg)}"
             elif word == b"uc" and arg:
