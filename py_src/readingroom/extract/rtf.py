@@ -34,7 +34,7 @@ def rtf_text(name: str, data: bytes) -> str:
         word, arg, hexbyte, symbol, brace, plain = m.groups()
         if brace == b"{":
             stack.append((skipping, uc))
-                    continue
+            continue
         if brace == b"}":
             skipping, uc = stack.pop() if stack else (False, 1)
             continue
