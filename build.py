@@ -831,13 +831,19 @@ def _run(cmd: list[str]) -> None:
 
 
 def install_test_dependencies() -> None:
-    """Everything the tests need on a fresh machine: Debian's chromium, the Python package with
+    """Everything the tests need on a fresh machine: Debian's packages below, the Python package with
     its native and test extras (pinned in pyproject.toml), and the npm packages (package-lock)."""
-    if not CHROMIUM.exists():
+    # Debian's chromium, its tesseract OCR with the English model and the R manuals (the PDFs
+    # the layout bench reads); bookworm's versions, as the Dockerfile-free CI machine has them.
+    apt = [pkg for pkg, path in (("chromium", CHROMIUM), ("tesseract-ocr", Path("/usr/bin/tesseract")),
+                                 ("tesseract-ocr-eng", Path("/usr/share/tesseract-ocr/5/tessdata/eng.traineddata")),
+                                 ("r-doc-pdf", Path("/usr/share/R/doc/manual/R-intro.pdf")))
+           if not path.exists()]
+    if apt:
         sudo = [] if os.geteuid() == 0 else ["sudo"]
         env_apt = sudo + ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
         _run(env_apt + ["update", "-qq"])
-        _run(env_apt + ["install", "-y", "-qq", "chromium"])
+        _run(env_apt + ["install", "-y", "-qq", *apt])
     _run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
           "-e", ".[native,test]"])
     if shutil.which("pyenv"):  # pyenv's shims: without a rehash the new `readingroom` script is not on PATH

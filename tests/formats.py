@@ -390,3 +390,39 @@ def bench_files() -> list[tuple[str, bytes, int, str]]:
     return [("report.docx", docx_pages(50), 50, "pages"), ("deck.pptx", deck(30), 30, "slides"),
             ("budget.xlsx", workbook(5, 200), 5, "sheets"), ("book.epub", book(20), 20, "chapters"),
             ("guide.pdf", report_pdf(two_column=True), 6, "pages")]
+
+
+def scan_png(lines: list[str], a4: bool = False) -> bytes:
+    """Text rendered into a picture (DejaVu Sans, Debian's fonts-dejavu-core); ``a4``: a
+    full A4 page at 300 dpi with the lines spread over it."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 40)
+    size = (2480, 3508) if a4 else (1600, 120 + 70 * len(lines))
+    img = Image.new("L", size, 255)
+    draw = ImageDraw.Draw(img)
+    for n, line in enumerate(lines):
+        draw.text((150, 150 + n * (70 if not a4 else 3200 // max(1, len(lines)))), line, fill=0, font=font)
+    buf = io.BytesIO()
+    img.save(buf, "PNG", dpi=(300, 300))
+    return buf.getvalue()
+
+
+SCAN_LINES = ["Inspection report for the old mill", "The waterwheel was repaired by Tobias Klinkhammer",
+              "in the spring, and the sluice gate now closes fully."]
+PICTURE_LINES = ["Invoice from the village bakery", "Henrietta Pfannkuchen ordered forty sacks of rye flour."]
+
+
+def scan_pdf() -> bytes:
+    """Page 1 has a text layer; page 2 is only a picture of text (a scan); page 3 is blank."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=12)
+    pdf.add_page()
+    pdf.multi_cell(0, 8, "Cover letter. The inspection report follows on the next page.")
+    pdf.add_page()
+    pdf.image(io.BytesIO(scan_png(SCAN_LINES)), x=10, y=10, w=190)
+    pdf.add_page()
+    pdf.image(io.BytesIO(scan_png([])), x=10, y=10, w=190)
+    return bytes(pdf.output())

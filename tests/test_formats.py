@@ -101,3 +101,31 @@ def test_bad_inputs_are_refused_with_a_type_and_nothing_is_stored(library, name,
     assert (outcome.status, outcome.error["type"]) == ("error", kind), outcome
     assert phrase in outcome.error["message"]
     assert documents == []
+
+
+def test_scans_and_pictures_are_read_by_ocr_and_say_so(library):
+    import shutil
+
+    assert shutil.which("tesseract"), "OCR tests need Debian's tesseract-ocr and tesseract-ocr-eng (build.py test installs them)"
+    docs = [NewDocument("scan.pdf", data=formats.scan_pdf()), NewDocument("bakery.png", data=formats.scan_png(formats.PICTURE_LINES))]
+    outcomes = run(library.add(docs))
+    assert [o.status for o in outcomes] == ["added", "added"], outcomes
+    assert outcomes[0].notes == ("scan.pdf: page 3 has no text (OCR found no words)",)
+    result = run(library.retrieve("Who repaired the waterwheel?", {"k": 4}))
+    assert "Klinkhammer" in result.results[0].text and result.results[0].place == "scan.pdf · page 2 (OCR)"
+    result = run(library.retrieve("Who ordered rye flour?", {"k": 4}))
+    assert "Pfannkuchen" in result.results[0].text and result.results[0].place == "bakery.png · page 1 (OCR)"
+    [blank] = run(library.add([NewDocument("blank.png", data=formats.scan_png([]))]))
+    assert (blank.error["type"], "OCR found no words" in blank.error["message"]) == ("empty_document", True)
+    assert len(library.documents()) == 2
+
+
+def test_an_ocr_language_file_that_fails_its_hash_is_refused(library, tmp_path, monkeypatch):
+    from readingroom.extract import ocr
+
+    (tmp_path / "eng.traineddata").write_bytes(b"not the model")
+    monkeypatch.setenv("READINGROOM_TESSDATA", str(tmp_path))
+    [out] = run(library.add([NewDocument("mill.png", data=formats.scan_png(formats.SCAN_LINES))]))
+    assert out.error["type"] == "ocr_model" and "fails its check" in out.error["message"]
+    assert library.documents() == []
+    assert str(tmp_path / "eng.traineddata") not in ocr._checked

@@ -66,6 +66,18 @@ class ArchiveTooLarge(BadInput):
     kind = "zip_bomb"
 
 
+class OcrUnavailable(BadInput):
+    """A picture or scanned page, where no OCR engine is at hand (the page, for now)."""
+
+    kind = "ocr_unavailable"
+
+
+class OcrModelMismatch(BadInput):
+    """The OCR language file is not the one pinned: refused rather than read with an unknown model."""
+
+    kind = "ocr_model"
+
+
 class StorageError(ReadingRoomError):
     kind = "storage"
 

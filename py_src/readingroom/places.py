@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 NOTES = "Speaker notes"
+OCR = "Read by OCR"  # the last element of the heading path of text read from a picture
 _SLIDE = re.compile(r"^Slide (\d+)(?:: .*)?$")
 _SHEET = re.compile(r"^Sheet (.+)$")
 _ROWS = re.compile(r"^Rows (\d+)–(\d+)$")
@@ -31,6 +32,8 @@ def label(doc_name: str, doc_type: str, heading_path, page: int | None = None) -
     """The place of a chunk or span: the file's base name, then where in it."""
     base = re.split(r"[\\/]", doc_name)[-1] if doc_name else ""
     path = list(heading_path or ())
+    ocr = OCR in path
+    path = [p for p in path if p != OCR]
     parts: list[str] = []
     if doc_type in ("pptx", "odp") and path and _SLIDE.match(path[0]):
         where = f"slide {_SLIDE.match(path[0]).group(1)}"
@@ -40,7 +43,9 @@ def label(doc_name: str, doc_type: str, heading_path, page: int | None = None) -
         parts += [f"rows {m.group(1)}–{m.group(2)}" for m in map(_ROWS.match, path[1:]) if m]
     else:
         if page is not None:
-            parts.append(f"page {page}")
+            parts.append(f"page {page}" + (" (OCR)" if ocr else ""))
+        elif ocr:
+            parts.append("OCR")
         if path:
             m = _ROWS.match(path[-1])
             parts.append(f"rows {m.group(1)}–{m.group(2)}" if m else path[-1])

@@ -94,3 +94,13 @@ def test_a_pdf_read_by_pdfjs_is_cleaned_and_titled_by_its_outline(shared):
     assert text.index("RIGHTCOLUMN") > text.rindex("Waders")
     _t, _text, native = prepare(NewDocument("guide.pdf", data=data), ChunkSettings())
     assert [" ".join(c["text"].split()) for c in chunks] == [" ".join(c.text.split()) for c in native]
+
+
+def test_scans_in_the_page_are_reported_not_stored_empty(shared):
+    pg = shared
+    _drop(pg, [("scan.pdf", formats.scan_pdf()), ("bakery.png", formats.scan_png(formats.PICTURE_LINES))])
+    shown = pg.inner_text("#file-messages")
+    assert "bakery.png: reading text in pictures (OCR) is not built into the page yet" in shown, shown
+    assert "scan.pdf: page 2 has no text layer and was left out" in shown, shown
+    chunks = _chunks_of(pg, "scan.pdf", "cover letter")
+    assert [c["page"] for c in chunks] == [1]

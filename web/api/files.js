@@ -11,10 +11,10 @@ for (const ext of ['py', 'js', 'ts', 'java', 'go', 'rs', 'c', 'h', 'cpp', 'json'
 TEXT.yml = 'yaml';
 const BINARY = {
   docx: 'docx', docm: 'docx', pptx: 'pptx', pptm: 'pptx', xlsx: 'xlsx', xlsm: 'xlsx', ods: 'ods',
-  odt: 'odt', odp: 'odp', epub: 'epub', rtf: 'rtf',
+  odt: 'odt', odp: 'odp', epub: 'epub', rtf: 'rtf', png: 'png', jpg: 'jpg', jpeg: 'jpg', tif: 'tiff', tiff: 'tiff',
 };
 export const TYPES = { ...TEXT, ...BINARY, pdf: 'pdf' };
-const READS = 'Markdown, text, HTML, PDF, Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, CSV/TSV and source files';
+const READS = 'Markdown, text, HTML, PDF, Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, CSV/TSV, source files and pictures';
 // Python's limit for raw files (ingest.MAX_FILE_BYTES): refuse before reading a huge file into memory.
 const MAX_FILE_BYTES = 100 * 1024 * 1024;
 

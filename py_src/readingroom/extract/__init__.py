@@ -21,13 +21,14 @@ FORMATS = {
     "odp": "odp", "epub": "epub", "rtf": "rtf",
     **{ext: ext for ext in ("py", "js", "ts", "java", "go", "rs", "c", "h", "cpp", "json", "yaml",
                             "toml", "rst", "org", "tex")},
-    "yml": "yaml",
+    "yml": "yaml", "png": "png", "jpg": "jpg", "jpeg": "jpg", "tif": "tiff", "tiff": "tiff",
 }
 TEXT_TYPES = {"md", "txt", "html", "csv", "tsv", "py", "js", "ts", "java", "go", "rs", "c", "h",
               "cpp", "json", "yaml", "toml", "rst", "org", "tex"}
-BINARY_TYPES = {"pdf", "docx", "pptx", "xlsx", "ods", "odt", "odp", "epub", "rtf"}
+BINARY_TYPES = {"pdf", "docx", "pptx", "xlsx", "ods", "odt", "odp", "epub", "rtf", "png", "jpg", "tiff"}
 READ_AS_TEXT = {"md", "txt", "html"}  # chunked by the plain chunker (no sections of their own)
-SUPPORTED = "Markdown, text, HTML, PDF, Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, CSV/TSV and source files"
+SUPPORTED = ("Markdown, text, HTML, PDF, Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, CSV/TSV, "
+             "source files and pictures")
 
 
 def extension(name: str) -> str:
@@ -98,6 +99,10 @@ def from_bytes(name: str, data: bytes, doc_type: str) -> Document:
         from . import rtf
 
         return rtf.read(name, data)
+    if doc_type in ("png", "jpg", "tiff"):
+        from . import ocr
+
+        return ocr.read_image(name, data, doc_type)
     raise unsupported(name, doc_type)
 
 

@@ -59,6 +59,36 @@ def pdf_pages(name: str, data: bytes) -> tuple[list[str], list[tuple[int, str, i
     return pages, outline
 
 
+def read_scanned(name: str, data: bytes, pages: list[str]) -> tuple[list[str], set[int]]:
+    """Pages without a text layer read by OCR from their largest picture (natively, with
+    tesseract): the pages with that text in, and the numbers of the pages OCR read."""
+    from pypdf import PdfReader
+
+    from . import ocr
+
+    empty = [i for i, p in enumerate(pages) if not p.strip()]
+    if not empty or not ocr.available():
+        return pages, set()
+    reader = PdfReader(io.BytesIO(data))
+    out, read = list(pages), set()
+    for i in empty:
+        try:
+            images = list(reader.pages[i].images)
+        except Exception:  # noqa: BLE001 - an image pypdf cannot decode is no text either
+            images = []
+        if not images:
+            continue
+        best = max(images, key=lambda im: im.image.width * im.image.height if im.image else 0)
+        if best.image is None:
+            continue
+        buf = io.BytesIO()
+        best.image.save(buf, "PNG")
+        out[i] = ocr.read_pages(f"{name} page {i + 1}", buf.getvalue())[0]
+        read.add(i + 1)
+    return out, read
+
+
 def read(name: str, data: bytes) -> Document:
     pages, outline = pdf_pages(name, data)
-    return document(name, pages, outline)
+    pages, scanned = read_scanned(name, data, pages)
+    return document(name, pages, outline, scanned)

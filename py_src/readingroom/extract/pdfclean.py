@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from .. import places
 from ..errors import EmptyDocument
 from .document import Document, Section
 
@@ -103,7 +104,7 @@ def clean_pages(pages: list[str], outline: list[tuple[int, str, int]] = ()) -> l
     return texts
 
 
-def _sections(texts: list[str], outline: list[tuple[int, str, int]]) -> list[Section]:
+def _sections(texts: list[str], outline: list[tuple[int, str, int]], scanned: set[int]) -> list[Section]:
     """Each page cut where its bookmarks' titles appear; every piece has the heading path
     of the last bookmark before it."""
     marks: dict[int, list[tuple[int, str]]] = {}
@@ -130,14 +131,22 @@ def _sections(texts: list[str], outline: list[tuple[int, str, int]]) -> list[Sec
                 path = [(lv, t) for lv, t in path if lv < level] + [(level, " ".join(title.split()))]
             body = "\n".join(lines[a:b]).strip()
             if body:
-                sections.append(Section(tuple(t for _, t in path), body, page=number))
+                marker = (places.OCR,) if number in scanned else ()
+                sections.append(Section(tuple(t for _, t in path) + marker, body, page=number))
     return sections
 
 
-def document(name: str, pages: list[str], outline: list[tuple[int, str, int]] | None = None) -> Document:
+def document(name: str, pages: list[str], outline: list[tuple[int, str, int]] | None = None,
+             scanned: set[int] | None = None) -> Document:
+    """``scanned``: the pages whose text OCR read (their places say so)."""
     outline = [(int(lv), str(t), int(p)) for lv, t, p in (outline or [])]
+    scanned = set(scanned or ())
     texts = clean_pages(list(pages), outline)
     if not any(t.strip() for t in texts):
-        raise EmptyDocument(f"{name} has no text layer (scanned images?); reading scans (OCR) "
-                            "is not available yet")
-    return Document("pdf", _sections(texts, outline), pages=len(texts))
+        raise EmptyDocument(f"{name} has no text layer (scanned images?) and no words could be "
+                            "read from its pictures here; OCR runs in the CLI, not yet in the page")
+    notes = [f"{name}: page {n} has no text" + (" (OCR found no words)" if n in scanned else
+                                              " layer and was left out (scanned pages are read by "
+                                              "OCR in the command line, not yet in the page)")
+             for n, t in enumerate(texts, start=1) if not t.strip()]
+    return Document("pdf", _sections(texts, outline, scanned), pages=len(texts), notes=notes)
