@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     lay = sub.add_parser("layout", help="layout noise in PDF chunks before and after the clean-up")
     lay.add_argument("pdfs", nargs="*", type=Path, help="PDFs (default: Debian r-doc-pdf's R manuals but the reference)")
     lay.add_argument("--json", type=Path, default=Path("bench-results/layout.json"))
+    lay.add_argument("--browser", action="store_true", help="read the PDFs with pdf.js in the page")
     emb = sub.add_parser("embedding", help="embedding threads vs workers in the page, interleaved")
     emb.add_argument("--texts", type=int, default=96, help="SciFact chunk texts per round")
     emb.add_argument("--rounds", type=int, default=5)
@@ -89,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         s.add_argument("--json", type=Path, required=True)
         s.add_argument("--no-build", action="store_true", help="use the existing dist/")
         s.add_argument("--report", type=Path, default=Path("bench-results"))
+    lay.add_argument("--no-build", action="store_true", help="use the existing dist/")
     for s in (lat, ing, emb, peer, ans):
         s.add_argument("--data", type=Path, default=DEFAULT_DATA)
         s.add_argument("--split", default="train")
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         pdfs = args.pdfs or sorted(p for p in Path("/usr/share/R/doc/manual").glob("*.pdf") if "refman" not in p.name)
         if not pdfs:
             p.error("no PDFs given and none in /usr/share/R/doc/manual (apt-get install r-doc-pdf)")
-        results["layout"] = layout.run(pdfs)
+        results["layout"] = layout.run(pdfs, browser=args.browser, rebuild=not args.no_build)
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=1))
         return 0

@@ -3,7 +3,8 @@ natively and in the page, end to end (read, chunk, embed, store), with extractio
 natively, peak memory and the load average. The files are made by the libraries that write
 each format (``tests/formats.py``, so this needs the test extra and a repository checkout).
 
-OCR is not measured: reading scans is not built yet.
+OCR: seconds per A4 page at 300 dpi (40 lines of rendered text), natively with tesseract;
+the page has no OCR yet.
 """
 
 from __future__ import annotations
@@ -29,11 +30,24 @@ async ([name, b64]) => {
 """
 
 
-def _files():
+def _formats():
     sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests"))
     import formats  # noqa: E402 - the test suite's generators
 
-    return formats.bench_files()
+    return formats
+
+
+def ocr_seconds(pages: int = 3) -> float | None:
+    from ..extract import ocr
+
+    if not ocr.available():
+        return None
+    f = _formats()
+    image = f.scan_png([f"Line {n}: the inspection of the mill found the wheel in good order." for n in range(40)], a4=True)
+    t0 = time.perf_counter()
+    for _ in range(pages):
+        ocr.read_pages("a4.png", image)
+    return round((time.perf_counter() - t0) / pages, 2)
 
 
 def native(files) -> dict:
@@ -58,6 +72,7 @@ def native(files) -> dict:
                      "extract_per_s": round(units / max(extract_s, 1e-9), 1)}
     lib.close()
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    out["ocr_s_per_a4_page"] = ocr_seconds()
     return out
 
 
@@ -81,7 +96,7 @@ def browser(files, rebuild: bool) -> dict:
 
 
 def run(rebuild: bool = True, native_side: bool = True, browser_side: bool = True) -> dict:
-    files = _files()
+    files = _formats().bench_files()
     result = {"load_average_at_start": load_average()}
     if native_side:
         result["native"] = native(files)
@@ -96,5 +111,7 @@ def run(rebuild: bool = True, native_side: bool = True, browser_side: bool = Tru
         print(f"{name:<13}{units:>5} {unit:<6}{n.get('chunks', b.get('chunks', 0)):>8}{n.get('per_s', '-'):>11}"
               f"{n.get('extract_per_s', '-'):>12}{b.get('per_s', '-'):>9}{b.get('seconds', '-'):>8}")
     print(f"peak memory: native {result.get('native', {}).get('peak_rss_mb')} MB (process), "
-          f"page {result.get('browser', {}).get('peak_renderer_mb')} MB (renderer processes); OCR: not built")
+          f"page {result.get('browser', {}).get('peak_renderer_mb')} MB (renderer processes)")
+    print(f"OCR, A4 at 300 dpi: {result.get('native', {}).get('ocr_s_per_a4_page')} s per page natively "
+          "(tesseract, one thread); in the page: not built")
     return result

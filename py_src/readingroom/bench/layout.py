@@ -50,15 +50,33 @@ def noisy(text: str, shapes: set[str], words: set[str]) -> list[str]:
     return why
 
 
-def measure(path: Path) -> dict:
+_PDFJS = """
+async (b64) => {
+  const { pdfPages } = await import('./api/pdf.js');
+  const file = new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], 'x.pdf');
+  return pdfPages('x.pdf', file);
+}
+"""
+
+
+def measure(path: Path, page=None) -> dict:
+    """Natively (pypdf), or with ``page`` (a Playwright page of the app) through pdf.js, whose
+    pages and outline go through the very same clean-up and chunking."""
     data = path.read_bytes()
-    pages, outline = pdf_pages(path.name, data)
+    if page is None:
+        pages, outline = pdf_pages(path.name, data)
+    else:
+        import base64
+
+        got = page.evaluate(_PDFJS, base64.b64encode(data).decode())
+        pages, outline = got["pages"], [tuple(o) for o in got["outline"]]
     shapes = running_shapes(pages)
     words = set(re.findall(r"[a-z]+", " ".join(pages).lower()))
     before = []
     for number, page in enumerate(pages, start=1):
         before += chunk_text(page, "txt", ChunkSettings(), page=number, base_index=len(before))
-    _t, _text, after = prepare(NewDocument(path.name, data=data), ChunkSettings())
+    _t, _text, after = prepare(NewDocument(path.name, pages=tuple(pages), outline=tuple(outline),
+                                           doc_type="pdf"), ChunkSettings())
     out = {"file": path.name, "pages": len(pages), "outline": len(outline)}
     for side, chunks in (("before", before), ("after", after)):
         reasons = Counter(r for c in chunks for r in noisy(c.text, shapes, words))
@@ -69,12 +87,23 @@ def measure(path: Path) -> dict:
     return out
 
 
-def run(paths: list[Path]) -> dict:
+def run(paths: list[Path], browser: bool = False, rebuild: bool = True) -> dict:
     load = load_average()
-    rows = [measure(p) for p in paths]
+    if browser:
+        from . import browser as bb
+
+        with bb.session(rebuild) as (chromium, url):
+            ctx, page, _ms = bb.open_app(chromium, url)
+            try:
+                rows = [measure(p, page) for p in paths]
+            finally:
+                ctx.close()
+    else:
+        rows = [measure(p) for p in paths]
     total = {side: {k: sum(r[side][k] for r in rows) for k in ("chunks", "noisy", "with_heading")}
              for side in ("before", "after")}
-    print(f"layout noise in PDF chunks (load average {load[0]}):")
+    print(f"layout noise in PDF chunks, {'in the page (pdf.js)' if browser else 'natively (pypdf)'} "
+          f"(load average {load[0]}):")
     print(f"{'file':<18}{'pages':>6}{'outline':>8}  {'noisy before':>14}{'noisy after':>13}  {'heading before':>15}{'heading after':>14}")
     for r in rows + [{"file": "all", "pages": sum(r["pages"] for r in rows),
                       "outline": sum(r["outline"] for r in rows), **total}]:
