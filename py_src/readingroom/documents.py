@@ -10,6 +10,7 @@ from .chunking import ChunkSettings, chunk_sections, chunk_text
 from .errors import BadInput, DocumentTooLarge, EmptyDocument, NotText
 from .extract import FORMATS, READ_AS_TEXT, Document, from_bytes, from_text, type_of, unsupported
 from .extract import text as text_format
+from .extract.ocr import from_pages as ocr_document
 from .extract.pdfclean import document as pdf_document
 from .records import Chunk
 
@@ -34,6 +35,8 @@ class NewDocument:
     meta: dict = field(default_factory=dict)
     pages: tuple[str, ...] | None = None  # for PDFs: text per page, 1-based in order
     outline: tuple[tuple[int, str, int], ...] = ()
+    scanned: tuple[int, ...] = ()  # PDF pages whose text OCR read (in the page)
+    ocr_pages: tuple[str, ...] | None = None  # a picture's text per page, read by OCR in the page
 
 
 def doc_type_of(name: str, given: str | None) -> str:
@@ -50,7 +53,9 @@ def document_hash(text: str, meta: dict) -> str:
 
 def _extracted(doc: NewDocument, doc_type: str) -> Document:
     if doc.pages is not None:
-        return pdf_document(doc.name, list(doc.pages), list(doc.outline))
+        return pdf_document(doc.name, list(doc.pages), list(doc.outline), set(doc.scanned))
+    if doc.ocr_pages is not None:
+        return ocr_document(doc.name, list(doc.ocr_pages), doc_type)
     if doc.text is not None:
         if len(doc.text.encode("utf-8")) > MAX_TEXT_BYTES:
             raise DocumentTooLarge(f"{doc.name} is over the {MAX_TEXT_BYTES // 2**20} MB text limit")

@@ -96,11 +96,26 @@ def test_a_pdf_read_by_pdfjs_is_cleaned_and_titled_by_its_outline(shared):
     assert [" ".join(c["text"].split()) for c in chunks] == [" ".join(c.text.split()) for c in native]
 
 
-def test_scans_in_the_page_are_reported_not_stored_empty(shared):
+def test_scans_and_pictures_are_read_by_ocr_in_the_page(shared):
     pg = shared
     _drop(pg, [("scan.pdf", formats.scan_pdf()), ("bakery.png", formats.scan_png(formats.PICTURE_LINES))])
     shown = pg.inner_text("#file-messages")
-    assert "bakery.png: reading text in pictures (OCR) is not built into the page yet" in shown, shown
-    assert "scan.pdf: page 2 has no text layer and was left out" in shown, shown
-    chunks = _chunks_of(pg, "scan.pdf", "cover letter")
-    assert [c["page"] for c in chunks] == [1]
+    assert "scan.pdf: page 3 has no text (OCR found no words)" in shown, shown
+    r = pg.evaluate("(q) => window.readingroom.query(q, {k: 3})", "Who repaired the waterwheel?")
+    top = r["results"][0]
+    assert ("Klinkhammer" in top["text"], top["place"]) == (True, "scan.pdf · page 2 (OCR)"), top
+    r = pg.evaluate("(q) => window.readingroom.query(q, {k: 3})", "Who ordered rye flour?")
+    top = r["results"][0]
+    assert ("Pfannkuchen" in top["text"], top["place"]) == (True, "bakery.png · page 1 (OCR)"), top
+    assert [c["page"] for c in _chunks_of(pg, "scan.pdf", "cover letter")] == [1, 2]
+
+
+def test_an_ocr_language_file_that_fails_its_hash_is_refused_in_the_page(page):
+    # On the context: the service worker fetches for the page, and only context routes see its requests.
+    page.context.route("**/vendor/ocr/eng.traineddata.gz", lambda route: route.fulfill(body=b"not the model"))
+    report = page.evaluate("""async (b64) => window.readingroom.addDocuments(
+        [new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], 'bakery.png')])""",
+                           __import__("base64").b64encode(formats.scan_png(formats.PICTURE_LINES)).decode())
+    [got] = report.get("rejected_files") or [report]
+    assert got["type"] == "ocr_model" and "eng.traineddata.gz fails its check" in got["message"], got
+    assert page.evaluate("() => window.readingroom.status()")["documents"] == 0

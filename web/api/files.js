@@ -11,12 +11,24 @@ for (const ext of ['py', 'js', 'ts', 'java', 'go', 'rs', 'c', 'h', 'cpp', 'json'
 TEXT.yml = 'yaml';
 const BINARY = {
   docx: 'docx', docm: 'docx', pptx: 'pptx', pptm: 'pptx', xlsx: 'xlsx', xlsm: 'xlsx', ods: 'ods',
-  odt: 'odt', odp: 'odp', epub: 'epub', rtf: 'rtf', png: 'png', jpg: 'jpg', jpeg: 'jpg', tif: 'tiff', tiff: 'tiff',
+  odt: 'odt', odp: 'odp', epub: 'epub', rtf: 'rtf',
 };
-export const TYPES = { ...TEXT, ...BINARY, pdf: 'pdf' };
+const PICTURES = { png: 'png', jpg: 'jpg', jpeg: 'jpg', tif: 'tiff', tiff: 'tiff' };
+export const TYPES = { ...TEXT, ...BINARY, ...PICTURES, pdf: 'pdf' };
 const READS = 'Markdown, text, HTML, PDF, Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, CSV/TSV, source files and pictures';
 // Python's limit for raw files (ingest.MAX_FILE_BYTES): refuse before reading a huge file into memory.
 const MAX_FILE_BYTES = 100 * 1024 * 1024;
+
+let cancelled = false; // set by cancelReading(): OCR stops before its next page
+
+/** Stops reading (OCR) the files of the addDocuments in flight; the file being read is not added. */
+export function cancelReading() {
+  cancelled = true;
+}
+
+function stopIfCancelled(name) {
+  if (cancelled) throw Object.assign(new Error(`adding ${name} was cancelled; nothing of it was stored`), { type: 'cancelled' });
+}
 
 function tooLarge(file) {
   return { error: { type: 'too_large', message: `${file.name} is ${Math.round(file.size / 2 ** 20)} MB; the limit for files is 100 MB` } };
@@ -36,12 +48,44 @@ function extension(name) {
   return dot < 0 ? '' : name.slice(dot + 1).toLowerCase();
 }
 
+/** A picture's words, read by OCR in the page; Python makes the document and refuses an empty one. */
+async function fromPicture(file, type, onProgress) {
+  if (file.size > MAX_FILE_BYTES) return tooLarge(file);
+  try {
+    const { recognize } = await import('./ocr.js');
+    stopIfCancelled(file.name);
+    onProgress({ phase: 'ocr', name: file.name, done: 0, total: 1 });
+    const text = await recognize(file);
+    onProgress({ phase: 'ocr', name: file.name, done: 1, total: 1 });
+    return { doc: { name: file.name, type, ocr_pages: [text] } };
+  } catch (err) {
+    return { error: { type: err?.type ?? 'ocr_failed', message: err?.type ? err.message : `${file.name}: the picture could not be read (${err?.message ?? err})` } };
+  }
+}
+
+/** A scanned page (no text layer) rendered at 300 dpi and read by OCR. */
+async function ocrPage(name, page, number, total, onProgress) {
+  const { recognize } = await import('./ocr.js');
+  stopIfCancelled(name);
+  onProgress({ phase: 'ocr', name, done: number - 1, total });
+  const viewport = page.getViewport({ scale: 300 / 72 });
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.ceil(viewport.width);
+  canvas.height = Math.ceil(viewport.height);
+  await page.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
+  const text = await recognize(canvas);
+  canvas.width = canvas.height = 0;
+  return text;
+}
+
 async function fromPdf(file, onProgress) {
   if (file.size > MAX_FILE_BYTES) return tooLarge(file);
   try {
     const { pdfPages } = await import('./pdf.js');
-    const { pages, outline } = await pdfPages(file.name, file, (done, total) => onProgress({ phase: 'pdf', name: file.name, done, total }));
-    return { doc: { name: file.name, type: 'pdf', pages, outline } };
+    const { pages, outline, scanned } = await pdfPages(file.name, file,
+      (done, total) => onProgress({ phase: 'pdf', name: file.name, done, total }),
+      (page, n, total) => ocrPage(file.name, page, n, total, onProgress));
+    return { doc: { name: file.name, type: 'pdf', pages, outline, scanned } };
   } catch (err) {
     return { error: { type: err?.type ?? 'not_pdf', message: err?.message ?? `${file.name} could not be read` } };
   }
@@ -56,6 +100,7 @@ async function fromFile(file, onProgress) {
   }
   if (file.size === 0) return { error: { type: 'empty_document', message: `${file.name} is empty` } };
   if (type === 'pdf') return fromPdf(file, onProgress);
+  if (PICTURES[ext]) return fromPicture(file, type, onProgress);
   if (BINARY[ext]) {
     if (file.size > MAX_FILE_BYTES) return tooLarge(file);
     return { doc: { name: file.name, type, data_b64: base64(new Uint8Array(await file.arrayBuffer())) } };
@@ -86,9 +131,10 @@ function fromObject(item) {
 
 /**
  * Returns {docs: [{name, text | pages (+ outline) | data_b64, type}], rejected: [{name, type, message}]}.
- * onProgress({phase: 'pdf', name, done, total}) reports pages read from PDFs.
+ * onProgress({phase: 'pdf' | 'ocr', name, done, total}) reports pages read from PDFs and by OCR.
  */
 export async function readDocuments(input, onProgress = () => {}) {
+  cancelled = false;
   const items = Array.from(input ?? []);
   const docs = [];
   const rejected = [];

@@ -57,10 +57,11 @@ async function outlineOf(doc) {
 }
 
 /**
- * Returns {pages: [text of page 1, ...], outline: [[level, title, page], ...]} for a PDF File/Blob.
+ * Returns {pages: [text of page 1, ...], outline: [[level, title, page], ...], scanned: [page numbers]}
+ * for a PDF File/Blob. A page without text goes to ocrPage(page, n, total) (-> its text), if given.
  * onPage(done, total) reports progress. Throws an Error with `type` 'encrypted' or 'not_pdf'.
  */
-export async function pdfPages(name, file, onPage = () => {}) {
+export async function pdfPages(name, file, onPage = () => {}, ocrPage = null) {
   const lib = await load();
   const data = new Uint8Array(await file.arrayBuffer());
   // isEvalSupported: false keeps pdf.js from probing new Function(), which the page's CSP forbids.
@@ -77,13 +78,19 @@ export async function pdfPages(name, file, onPage = () => {}) {
   }
   try {
     const pages = [];
+    const scanned = [];
     for (let n = 1; n <= doc.numPages; n += 1) {
       const page = await doc.getPage(n);
-      pages.push(pageText(await page.getTextContent()));
+      let text = pageText(await page.getTextContent());
+      if (!text.trim() && ocrPage) {
+        text = await ocrPage(page, n, doc.numPages); // a scan: its picture read by OCR
+        scanned.push(n);
+      }
+      pages.push(text);
       page.cleanup();
       onPage(n, doc.numPages);
     }
-    return { pages, outline: await outlineOf(doc) };
+    return { pages, outline: await outlineOf(doc), scanned };
   } finally {
     await doc.destroy().catch(() => {});
   }

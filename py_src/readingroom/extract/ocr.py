@@ -93,8 +93,13 @@ def read_image(name: str, data: bytes, doc_type: str) -> Document:
     if not data.startswith(IMAGE_SIGNATURES.get(doc_type, ())):
         raise WrongType(f"{name} is not a {doc_type.upper()} image; check its extension")
     pages = [p for p in read_pages(name, data)]
-    if pages and not pages[-1].strip():
-        pages = pages[:-1] or pages  # tesseract ends its output with a form feed
+    if len(pages) > 1 and not pages[-1].strip():
+        pages = pages[:-1]  # tesseract ends its output with a form feed
+    return from_pages(name, pages, doc_type)
+
+
+def from_pages(name: str, pages: list[str], doc_type: str) -> Document:
+    """A picture's document from the words OCR read on each of its pages (here or in the page)."""
     doc = document(name, pages)
     doc.doc_type = doc_type
     if not doc.sections:
