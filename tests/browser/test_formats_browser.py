@@ -119,3 +119,18 @@ def test_an_ocr_language_file_that_fails_its_hash_is_refused_in_the_page(page):
     [got] = report.get("rejected_files") or [report]
     assert got["type"] == "ocr_model" and "eng.traineddata.gz fails its check" in got["message"], got
     assert page.evaluate("() => window.readingroom.status()")["documents"] == 0
+
+
+def test_ocr_files_are_kept_for_offline_use(page, context):
+    from pages import wait_ready
+
+    add = """async ([name, b64]) => window.readingroom.addDocuments(
+        [new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name)])"""
+    b64 = __import__("base64").b64encode(formats.scan_png(formats.PICTURE_LINES)).decode()
+    wait_until(page, "async () => (await window.readingroom.status()).offlineReady === true", 120)
+    assert page.evaluate(add, ["first.png", b64])["documents"][0]["status"] == "added"
+    context.set_offline(True)
+    page.reload()
+    wait_ready(page)
+    [again] = page.evaluate(add, ["second.png", b64])["documents"]  # a fresh worker, files from the cache
+    assert again["status"] == "added", again
