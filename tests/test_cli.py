@@ -187,3 +187,16 @@ def test_every_format_is_indexed_and_unreadable_files_are_listed_as_skipped(cli,
     assert "deck.pptx · slide 2 (notes)" in out
     r = json.loads(cli("search", "Who manages Atlantis?", "--json").stdout)
     assert r["results"][0]["place"].startswith("budget.xlsx · sheet Q3 · rows ")
+
+
+def test_the_progress_rate_counts_embedding_time_not_extraction(monkeypatch, capsys):
+    from readingroom import cli as cli_module
+
+    times = iter([10.0, 11.0, 12.0])  # a file read in 10 s, then embedded in 2 s
+    monkeypatch.setattr(cli_module.time, "perf_counter", lambda: next(times))
+    progress = cli_module._Progress(1, quiet=False)
+    progress({"event": "prepared", "name": "big.docx", "chunks": 20})
+    progress({"event": "chunks", "name": "big.docx", "done": 10, "total": 20})
+    progress({"event": "chunks", "name": "big.docx", "done": 20, "total": 20})
+    err = capsys.readouterr().err
+    assert "[10.0 chunks/s]" in err and "20/20 chunks" in err

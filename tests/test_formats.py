@@ -44,6 +44,7 @@ def test_structure_is_kept():
     costs = docx.sections[1].text
     assert "- Rent goes first" in costs and "1. Salaries come second" in costs
     assert "| Item | Amount |\n|---|---|\n| Printer toner | 120 EUR |" in costs
+    assert costs.endswith("Comment: Check the toner price with Ingrid.")  # comments stay with their section
     deck = extract("deck.pptx", formats.pptx_bytes())
     assert [s.heading_path for s in deck.sections][:3] == [
         ("Slide 1: Welcome",), ("Slide 1: Welcome", "Speaker notes"), ("Slide 2: Budget",)]
