@@ -24,6 +24,7 @@ def shared(browser, site):
     ctx.route("**/*", guard.route)
     ctx.on("request", guard.on_request)
     pg = ctx.new_page()
+    pg.guard = guard
     open_app(pg, site)
     yield pg
     ctx.close()
@@ -52,6 +53,8 @@ def test_every_format_in_the_page_reads_as_natively_and_answers_with_its_place(s
     assert "photo.bin: .bin files are not read (Reading Room reads" in shown, shown
     names = {d["name"] for d in pg.evaluate("() => window.readingroom.documents()")}
     assert names == {g[0] for g in GOOD}
+    # Office, OpenDocument, EPUB and RTF need nothing beyond the start-up's files; OCR's stay unloaded.
+    assert not [u for u in pg.guard.requests if "/vendor/ocr/" in u]
     for name, data, question, phrase, place in GOOD:
         _t, _text, native = prepare(NewDocument(name, data=data), ChunkSettings())
         in_page = _chunks_of(pg, name, phrase)
@@ -134,3 +137,16 @@ def test_ocr_files_are_kept_for_offline_use(page, context):
     wait_ready(page)
     [again] = page.evaluate(add, ["second.png", b64])["documents"]  # a fresh worker, files from the cache
     assert again["status"] == "added", again
+
+
+def test_cancel_while_ocr_reads_stores_nothing_of_those_files(page):
+    pictures = [(f"page-{n}.png", formats.scan_png([f"Page {n} of the ledger, line {k}." for k in range(30)], a4=True))
+                for n in range(3)]
+    page.evaluate("""(files) => { window.__adding = window.readingroom.addDocuments(files.map(([name, b64]) =>
+        new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name))); }""",
+                  [[n, __import__("base64").b64encode(b).decode()] for n, b in pictures])
+    wait_until(page, "() => document.getElementById('ingest-chunks-text').textContent.startsWith('Reading text in page-0.png (OCR)')", 120)
+    page.evaluate("() => window.readingroom.cancelIngest()")
+    report = page.evaluate("() => window.__adding")
+    assert {r["name"]: r["type"] for r in report["rejected_files"]} == {n: "cancelled" for n, _ in pictures}
+    assert page.evaluate("() => window.readingroom.status()")["documents"] == 0

@@ -144,5 +144,11 @@ export async function readDocuments(input, onProgress = () => {}) {
     if (doc) docs.push(doc);
     else rejected.push({ name: item?.name ?? '', ...error });
   }
+  if (cancelled) {
+    // Cancel while reading: nothing read goes on to be stored.
+    for (const doc of docs.splice(0)) {
+      rejected.push({ name: doc.name, type: 'cancelled', message: `adding ${doc.name} was cancelled; nothing of it was stored` });
+    }
+  }
   return { docs, rejected };
 }
