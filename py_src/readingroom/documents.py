@@ -10,7 +10,6 @@ from .chunking import ChunkSettings, chunk_sections, chunk_text
 from .errors import BadInput, DocumentTooLarge, EmptyDocument, NotText
 from .extract import FORMATS, READ_AS_TEXT, Document, from_bytes, from_text, type_of, unsupported
 from .extract import text as text_format
-from .extract.ocr import from_pages as ocr_document
 from .extract.pdfclean import document as pdf_document
 from .records import Chunk
 
@@ -55,7 +54,9 @@ def _extracted(doc: NewDocument, doc_type: str) -> Document:
     if doc.pages is not None:
         return pdf_document(doc.name, list(doc.pages), list(doc.outline), set(doc.scanned))
     if doc.ocr_pages is not None:
-        return ocr_document(doc.name, list(doc.ocr_pages), doc_type)
+        from .extract.ocr import from_pages  # only when the page sends a picture's words
+
+        return from_pages(doc.name, list(doc.ocr_pages), doc_type)
     if doc.text is not None:
         if len(doc.text.encode("utf-8")) > MAX_TEXT_BYTES:
             raise DocumentTooLarge(f"{doc.name} is over the {MAX_TEXT_BYTES // 2**20} MB text limit")
