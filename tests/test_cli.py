@@ -168,3 +168,35 @@ def test_interrupted_indexing_leaves_a_consistent_index_and_can_be_rerun(cli, tm
     out = cli("index", str(d)).stdout
     assert f"{len(names) - stored} indexed, {stored} unchanged" in out
     assert json.loads(cli("status", "--json").stdout)["unfinished"] == []
+
+def test_every_format_is_indexed_and_unreadable_files_are_listed_as_skipped(cli, tmp_path):
+    import formats
+
+    folder = tmp_path / "library"
+    folder.mkdir()
+    for name, data, *_ in formats.good_files():
+        (folder / name).write_bytes(data)
+    (folder / "photo.bin").write_bytes(b"\x00\x01")
+    (folder / "locked.docx").write_bytes(formats.encrypted_docx())
+    proc = cli("index", str(folder), check=False)
+    good = len(formats.good_files())
+    assert f"{good} indexed, 0 unchanged, 0 pruned, 1 skipped, 1 failed" in proc.stdout
+    assert f"skipped: {folder / 'photo.bin'}: .bin files are not read" in proc.stderr
+    assert "locked.docx is protected by a password" in proc.stderr
+    out = cli("search", "llama sanctuary donation", "--k", "1").stdout
+    assert "deck.pptx · slide 2 (notes)" in out
+    r = json.loads(cli("search", "Who manages Atlantis?", "--json").stdout)
+    assert r["results"][0]["place"].startswith("budget.xlsx · sheet Q3 · rows ")
+
+
+def test_the_progress_rate_counts_embedding_time_not_extraction(monkeypatch, capsys):
+    from readingroom import cli as cli_module
+
+    times = iter([10.0, 11.0, 12.0])  # a file read in 10 s, then embedded in 2 s
+    monkeypatch.setattr(cli_module.time, "perf_counter", lambda: next(times))
+    progress = cli_module._Progress(1, quiet=False)
+    progress({"event": "prepared", "name": "big.docx", "chunks": 20})
+    progress({"event": "chunks", "name": "big.docx", "done": 10, "total": 20})
+    progress({"event": "chunks", "name": "big.docx", "done": 20, "total": 20})
+    err = capsys.readouterr().err
+    assert "[10.0 chunks/s]" in err and "20/20 chunks" in err

@@ -61,7 +61,7 @@ def test_bad_documents_get_reasons_and_leave_the_rest(library):
             NewDocument("zip.exe", text="MZ"), BREAD]
     out = run(library.add(docs))
     assert [o.status for o in out] == ["error"] * 5 + ["added"]
-    assert [o.error["type"] for o in out[:5]] == ["not_text", "not_text", "empty_document", "not_text", "bad_input"]
+    assert [o.error["type"] for o in out[:5]] == ["not_text", "not_text", "empty_document", "not_text", "unsupported"]
     assert "not UTF-8" in out[1].error["message"]
     assert library.index.counts() == (1, 1)
 

@@ -116,7 +116,7 @@ DOCS: list[Doc] = [
     Doc("tagged.txt", 1, text="Tomatoes need sun.", meta_json='{"tags": ["garden"], "author": "Bob"}'),
     Doc("binary.txt", 0, text="abc\x00def", error="not_text"),
     Doc(" ", 0, text="a document without a name", error="bad_input"),
-    Doc("virus.exe", 0, text="MZ", error="bad_input"),
+    Doc("virus.exe", 0, text="MZ", error="unsupported"),
     Doc("long.txt", 0, text=LONG),
     Doc("long.txt", 1, text="Short now."),
     Doc("tea.txt", 0, text="Green tea is steamed."),

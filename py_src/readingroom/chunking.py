@@ -154,11 +154,13 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def chunk_text(text: str, doc_type: str = "txt", settings: ChunkSettings = ChunkSettings(),
-               page: int | None = None, base_index: int = 0) -> list[Chunk]:
-    """Chunks of ``text``; Markdown (``doc_type == "md"``) is split at headings first."""
-    if doc_type == "md":
+               page: int | None = None, base_index: int = 0,
+               sections: list[_Section] | None = None) -> list[Chunk]:
+    """Chunks of ``text``; Markdown (``doc_type == "md"``) is split at headings first, and
+    ``sections`` (spans of ``text`` with their heading paths) are taken as given."""
+    if sections is None and doc_type == "md":
         sections = markdown_sections(text, settings.max_heading_depth)
-    else:
+    elif sections is None:
         sections = [_Section(0, len(text), ())]
     chunks: list[Chunk] = []
     for sec in sections:
@@ -180,6 +182,24 @@ def chunk_text(text: str, doc_type: str = "txt", settings: ChunkSettings = Chunk
                 )
             )
     return chunks
+
+
+def chunk_sections(parts, settings: ChunkSettings = ChunkSettings()) -> tuple[str, list[Chunk]]:
+    """The text of ``parts`` (each with ``heading_path``, ``text`` and ``page``) joined by blank
+    lines, and its chunks: a chunk never spans two parts, and keeps the part's heading path
+    and page; offsets refer to the joined text."""
+    pieces, spans, at = [], [], 0
+    for part in parts:
+        if pieces:
+            at += 2
+        pieces.append(part.text)
+        spans.append((_Section(at, at + len(part.text), tuple(part.heading_path)), part.page))
+        at += len(part.text)
+    text = "\n\n".join(pieces)
+    chunks: list[Chunk] = []
+    for sec, page in spans:
+        chunks += chunk_text(text, "txt", settings, page=page, base_index=len(chunks), sections=[sec])
+    return text, chunks
 
 
 def embedding_text(chunk: Chunk) -> str:

@@ -18,11 +18,11 @@ from . import reasons
 from .aio import run as run_sync
 from .ask_cli import add_parser as add_ask_parser
 from .errors import ReadingRoomError
+from .extract import FORMATS, SUPPORTED
 from .ingest import NewDocument, document_hash, prepare
 
 DEFAULT_INDEX = Path(".readingroom") / "index.sqlite"
-SUFFIXES = {".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt", ".html": "html",
-            ".htm": "html", ".pdf": "pdf"}
+SUFFIXES = {f".{ext}": t for ext, t in FORMATS.items()}
 
 
 class CliError(Exception):
@@ -45,29 +45,52 @@ def _open(index: Path, create: bool = False):
         raise CliError(f"cannot open {index}: {e}", 2) from e
 
 
-def _files(paths: list[str]) -> list[Path]:
+def _files(paths: list[str]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The files to add, and the files of a folder that will not be, each with its reason
+    (hidden files and folders are left out without a word, as a shell's ``*`` does)."""
     out: list[Path] = []
+    skipped: list[tuple[Path, str]] = []
     for p in map(Path, paths):
         if not p.exists():
             raise CliError(f"{p}: no such file or folder")
         if p.is_dir():
-            out += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIXES
-                          and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            for f in sorted(p.rglob("*")):
+                if not f.is_file() or any(part.startswith(".") for part in f.relative_to(p).parts):
+                    continue
+                if f.suffix.lower() in SUFFIXES:
+                    out.append(f)
+                else:
+                    kind = f"{f.suffix.lower()} files" if f.suffix else "files without an extension"
+                    skipped.append((f, f"{kind} are not read (Reading Room reads {SUPPORTED})"))
         else:
             out.append(p)
-    return out
+    return out, skipped
 
 
 class _Progress:
+    """The progress line. Its rate is chunks embedded per second of embedding: the clock runs
+    from a file's "prepared" event (its text read and chunked) to its last chunk, so a
+    large file's extraction does not count as embedding time."""
+
     def __init__(self, total_files: int, quiet: bool):
-        self.total, self.quiet, self.t0, self.chunks = total_files, quiet, time.perf_counter(), 0
+        self.total, self.quiet, self.chunks, self.secs = total_files, quiet, 0, 0.0
+        self.started: float | None = None
 
     def __call__(self, event: dict) -> None:
-        if event.get("event") == "chunks" and event["done"] == event["total"]:
+        now = time.perf_counter()
+        if event.get("event") == "prepared":
+            self.started = now
+            return
+        if event.get("event") != "chunks":
+            return
+        running = now - self.started if self.started is not None else 0.0
+        rate = (self.chunks + event["done"]) / max(1e-9, self.secs + running)
+        if event["done"] == event["total"]:
             self.chunks += event["total"]
+            self.secs += running
+            self.started = now  # the next file of the same batch runs from here
         if self.quiet:
             return
-        rate = self.chunks / max(1e-9, time.perf_counter() - self.t0)
         if event.get("event") == "chunks":
             line = f"  {event['name'][-50:]}: {event['done']}/{event['total']} chunks"
         else:
@@ -77,7 +100,9 @@ class _Progress:
 
 def cmd_index(args) -> int:
     lib = _open(args.index, create=True)
-    files = _files(args.paths)
+    files, skipped = _files(args.paths)
+    for f, why in skipped:
+        print(f"skipped: {f}: {why}", file=sys.stderr)
     failures = 0
     added = unchanged = chunks = 0
     t0 = time.perf_counter()
@@ -102,6 +127,8 @@ def cmd_index(args) -> int:
             if after is None or (after.st_mtime_ns, after.st_size) != (before.st_mtime_ns, before.st_size):
                 print(f"\nerror: {f} changed while it was being indexed; run index again", file=sys.stderr)
                 failures += 1
+            for note in outcome.notes:
+                print(f"\nnote: {note}", file=sys.stderr)
             if outcome.status == "error":
                 print(f"\nerror: {outcome.error['message']}", file=sys.stderr)
                 failures += 1
@@ -117,7 +144,7 @@ def cmd_index(args) -> int:
     secs = time.perf_counter() - t0
     if not args.quiet:
         print("", file=sys.stderr)
-    print(f"{added} indexed, {unchanged} unchanged, {pruned} pruned, {failures} failed; "
+    print(f"{added} indexed, {unchanged} unchanged, {pruned} pruned, {len(skipped)} skipped, {failures} failed; "
           f"{chunks} chunks in {secs:.1f} s ({chunks / max(secs, 1e-9):.1f} chunks/s)")
     return 1 if failures else 0
 
@@ -164,9 +191,7 @@ def cmd_search(args) -> int:
     if r.reason:
         print(f"note: {r.to_dict()['message']}", file=sys.stderr)
     for i, s in enumerate(r.results, start=1):
-        where = s.doc_name + (f" p.{s.page}" if s.page else "")
-        head = " > ".join(s.heading_paths[0]) if s.heading_paths and s.heading_paths[0] else ""
-        print(f"[{i}] {s.score:.4f}  {where}  {head}  (chunks {', '.join(map(str, s.chunk_ids))})")
+        print(f"[{i}] {s.score:.4f}  {s.place}  (chunks {', '.join(map(str, s.chunk_ids))})")
         print("    " + " ".join(s.text.split())[:300])
     if not r.results:
         print("no results")
@@ -311,7 +336,7 @@ def parser() -> argparse.ArgumentParser:
     for name, fn, help_ in (("search", cmd_search, "hybrid search"), ("recall", cmd_recall, "packed context for an LLM")):
         s = sub.add_parser(name, help=help_)
         s.add_argument("query")
-        s.add_argument("--type", action="append", help="only this document type (md, txt, html, pdf)")
+        s.add_argument("--type", action="append", help="only this document type (md, txt, html, pdf, docx, pptx, xlsx, csv, epub, py ...)")
         s.add_argument("--doc", action="append", help="only this file")
         s.set_defaults(fn=fn)
         if name == "search":

@@ -36,6 +36,48 @@ class DocumentTooLarge(BadInput):
     kind = "too_large"
 
 
+class Unsupported(BadInput):
+    """A file type neither side reads (the message lists what it does read)."""
+
+    kind = "unsupported"
+
+
+class CorruptFile(BadInput):
+    """The container is broken: a zip that does not open, XML that does not parse."""
+
+    kind = "corrupt"
+
+
+class WrongType(BadInput):
+    """The bytes are another kind of file than the name says (``report.docx`` that is a PDF)."""
+
+    kind = "wrong_type"
+
+
+class Encrypted(BadInput):
+    """Password-protected (Office, PDF) or DRM-locked (EPUB): nothing can be read."""
+
+    kind = "encrypted"
+
+
+class ArchiveTooLarge(BadInput):
+    """A zip that would unpack past the limit (a zip bomb, or simply too big to read)."""
+
+    kind = "zip_bomb"
+
+
+class OcrUnavailable(BadInput):
+    """A picture or scanned page, where no OCR engine is at hand (the page, for now)."""
+
+    kind = "ocr_unavailable"
+
+
+class OcrModelMismatch(BadInput):
+    """The OCR language file is not the one pinned: refused rather than read with an unknown model."""
+
+    kind = "ocr_model"
+
+
 class StorageError(ReadingRoomError):
     kind = "storage"
 

@@ -7,41 +7,22 @@ document's chunks, vectors and FTS rows at once or not at all.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
 
-from .chunking import ChunkSettings, chunk_text, embedding_text
-from .errors import (BadInput, Cancelled, DocumentTooLarge, EmbedderError, EmptyDocument, NotText,
-                     ReadingRoomError)
-from .extract import html_to_text, pdf_pages
+from .chunking import ChunkSettings, embedding_text
+from .documents import (MAX_FILE_BYTES, MAX_TEXT_BYTES, TEXT_TYPES, NewDocument, decode,  # noqa: F401 - re-exported
+                        doc_type_of, document_hash, prepare, prepare_document)
+from .errors import Cancelled, EmbedderError, ReadingRoomError
 from .index import Index
 from .merge import text_hash
 from .records import Chunk
 from .seams import Embedder
 
-# Limits a person can be told about: text beyond 10 MB would take the in-browser embedder
-# (about 10 chunks a second) the better part of an hour; a PDF file may be larger than its
-# text, so raw files get more room.
-MAX_TEXT_BYTES = 10 * 1024 * 1024
-MAX_FILE_BYTES = 100 * 1024 * 1024
-TEXT_TYPES = ("md", "txt", "html", "pdf")
 # Texts per embedding request, across documents (the embedder buckets them by length).
 EMBED_BATCH = 64
-
-
-@dataclass(frozen=True)
-class NewDocument:
-    """A document as the caller hands it over: its text already decoded, or raw bytes."""
-
-    name: str
-    text: str | None = None
-    data: bytes | None = None
-    doc_type: str | None = None
-    meta: dict = field(default_factory=dict)
-    pages: tuple[str, ...] | None = None  # for PDFs: text per page, 1-based in order
 
 
 @dataclass(frozen=True)
@@ -51,73 +32,12 @@ class Outcome:
     doc_id: int | None = None
     chunks: int = 0
     error: dict | None = None
+    notes: tuple[str, ...] = ()  # what was capped or left out, in words
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
-
-def doc_type_of(name: str, given: str | None) -> str:
-    if given:
-        t = given.lower().lstrip(".")
-        return {"markdown": "md", "text": "txt", "htm": "html"}.get(t, t)
-    ext = name.rsplit(".", 1)[-1].lower() if "." in name else "txt"
-    return {"markdown": "md", "htm": "html", "text": "txt"}.get(ext, ext)
-
-
-def decode(name: str, data: bytes) -> str:
-    """Strict UTF-8 (a BOM is allowed); anything else is refused with a reason."""
-    if len(data) > MAX_TEXT_BYTES:
-        raise DocumentTooLarge(f"{name} is {len(data) / 2**20:.0f} MB of text; the limit is {MAX_TEXT_BYTES // 2**20} MB")
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise NotText(f"{name} is UTF-16 text; save it as UTF-8 and add it again")
-    if b"\x00" in data[:65536]:
-        raise NotText(f"{name} looks like a binary file, not text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise NotText(f"{name} is not UTF-8 text (bad byte at position {e.start})") from e
-
-
-def document_hash(text: str, meta: dict) -> str:
-    """What "unchanged" means: the same text (as extracted) and the same metadata."""
-    return hashlib.sha256((text + repr(sorted(meta.items()))).encode("utf-8")).hexdigest()
-
-
-def prepare(doc: NewDocument, settings: ChunkSettings) -> tuple[str, str, list[Chunk]]:
-    """The document's type, its text and its chunks, or a ``BadInput`` saying why not."""
-    if not doc.name or not doc.name.strip():
-        raise BadInput("a document needs a name")
-    doc_type = doc_type_of(doc.name, doc.doc_type)
-    if doc_type not in TEXT_TYPES:
-        raise BadInput(f"{doc.name}: .{doc_type} files are not supported (use {', '.join(TEXT_TYPES)})")
-    pages = doc.pages
-    if pages is None and doc_type == "pdf":
-        if doc.data is None:
-            raise BadInput(f"{doc.name}: a PDF needs its bytes or its pages")
-        if len(doc.data) > MAX_FILE_BYTES:
-            raise DocumentTooLarge(f"{doc.name} is {len(doc.data) / 2**20:.0f} MB; the limit for files is {MAX_FILE_BYTES // 2**20} MB")
-        pages = tuple(pdf_pages(doc.name, doc.data))
-    if pages is not None:
-        if sum(len(p.encode("utf-8")) for p in pages) > MAX_TEXT_BYTES:
-            raise DocumentTooLarge(f"{doc.name} has over {MAX_TEXT_BYTES // 2**20} MB of text")
-        chunks: list[Chunk] = []
-        for number, page_text in enumerate(pages, start=1):
-            chunks += chunk_text(page_text, "txt", settings, page=number, base_index=len(chunks))
-        text = "\f".join(pages)
-    else:
-        text = doc.text if doc.text is not None else decode(doc.name, doc.data or b"")
-        if len(text.encode("utf-8")) > MAX_TEXT_BYTES:
-            raise DocumentTooLarge(f"{doc.name} is over the {MAX_TEXT_BYTES // 2**20} MB text limit")
-        if doc_type == "html":
-            text = html_to_text(text)  # offsets then refer to the extracted text
-        chunks = chunk_text(text, "md" if doc_type == "html" else doc_type, settings)
-    if "\x00" in text[:65536]:  # text that arrived decoded (the browser) but is binary
-        raise NotText(f"{doc.name} looks like a binary file, not text")
-    if not text.strip() or not chunks:
-        if doc_type == "pdf":
-            raise EmptyDocument(f"{doc.name} has no text layer (scanned images?); OCR is not supported")
-        raise EmptyDocument(f"{doc.name} has no text to index")
-    return doc_type, text, chunks
+        d = dict(self.__dict__)
+        d["notes"] = list(self.notes)
+        return d
 
 
 @dataclass
@@ -132,6 +52,7 @@ class _Pending:
     replaces: bool
     chunks: list[Chunk]
     inputs: list[str]
+    notes: tuple[str, ...] = ()
     vectors: list[np.ndarray] = field(default_factory=list)
     embedded: int = 0  # inputs whose vectors arrived
     requested: int = 0  # inputs sent to the embedder (>= embedded)
@@ -179,12 +100,13 @@ class _Run:
             self.settle(p.i, Outcome(name=p.doc.name, status="error", error=e.to_dict()))
             return
         self.settle(p.i, Outcome(name=p.doc.name, status="replaced" if p.replaces else "added",
-                                 doc_id=doc_id, chunks=len(p.chunks)))
+                                 doc_id=doc_id, chunks=len(p.chunks), notes=p.notes))
 
 
 def _prepare_one(index: Index, doc: NewDocument, i: int, settings: ChunkSettings) -> _Pending | Outcome:
     index.require_compatible()
-    doc_type, text, chunks = prepare(doc, settings)
+    extracted, text, chunks = prepare_document(doc, settings)
+    doc_type, notes = extracted.doc_type, tuple(extracted.notes)
     digest = document_hash(text, doc.meta)
     existing = index.find(doc.name)
     if existing and existing[1] == digest:
@@ -192,9 +114,10 @@ def _prepare_one(index: Index, doc: NewDocument, i: int, settings: ChunkSettings
             # The same text was there as part of the bundled set: added by the user, it is
             # theirs now, and a later bundle version must not take it away.
             index.set_source(existing[0], doc.meta.get("source_type"))
-        return Outcome(name=doc.name, status="unchanged", doc_id=existing[0], chunks=len(chunks))
+        return Outcome(name=doc.name, status="unchanged", doc_id=existing[0], chunks=len(chunks),
+                       notes=notes)
     return _Pending(i, doc, doc_type, text, digest, existing is not None, chunks,
-                    [embedding_text(c) for c in chunks])
+                    [embedding_text(c) for c in chunks], notes=notes)
 
 
 def _take_batch(queue: Sequence[_Pending], size: int) -> list[tuple[_Pending, int, int]]:
@@ -261,6 +184,7 @@ async def add_documents(index: Index, embedder: Embedder, docs: Sequence[NewDocu
             if isinstance(got, Outcome):
                 run.settle(i, got)
             else:
+                progress({"event": "prepared", "name": doc.name, "chunks": len(got.inputs)})
                 queue.append(got)
 
     def send():

@@ -124,4 +124,12 @@ class Span:
         d["meta"] = _plain(self.meta)
         d["chunk_ids"] = list(self.chunk_ids)
         d["heading_paths"] = [list(p) for p in self.heading_paths]
+        d["place"] = self.place
         return d
+
+    @property
+    def place(self) -> str:
+        """Where the passage is, in the file's own terms ("deck.pptx · slide 7 (notes)")."""
+        from .places import label
+
+        return label(self.doc_name, self.doc_type, self.heading_paths[0] if self.heading_paths else (), self.page)

@@ -9,6 +9,7 @@ show the message as it is.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from typing import Any
 
@@ -103,8 +104,12 @@ async def add_documents(docs_json: str) -> str:
     _cancelled_ingest = False
     try:
         docs = [NewDocument(name=d.get("name", ""), text=d.get("text"),
+                            data=base64.b64decode(d["data_b64"]) if d.get("data_b64") is not None else None,
                             doc_type=d.get("type"), meta=d.get("meta") or {},
-                            pages=tuple(d["pages"]) if d.get("pages") is not None else None)
+                            pages=tuple(d["pages"]) if d.get("pages") is not None else None,
+                            outline=tuple(tuple(o) for o in d.get("outline") or ()),
+                            scanned=tuple(int(n) for n in d.get("scanned") or ()),
+                            ocr_pages=tuple(map(str, d["ocr_pages"])) if d.get("ocr_pages") is not None else None)
                 for d in json.loads(docs_json)]
         outcomes = await _lib().add(docs, progress=_progress, cancelled=lambda: _cancelled_ingest)
     except ReadingRoomError as e:

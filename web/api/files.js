@@ -1,35 +1,110 @@
 // Turn what the user hands us (files, or {name, text} / {name, pages} objects) into documents for
 // Python. Only decoding and the file-type gate live here; everything about the text itself is
-// Python's (HTML goes over raw: Python extracts its text and drops scripts and styles). PDFs are
-// the one exception: pdf.js reads their text per page here, and Python chunks the pages.
+// Python's (HTML goes over raw: Python extracts its text and drops scripts and styles; Office,
+// OpenDocument, EPUB and RTF files go over as their bytes, and Python's extract package reads them
+// exactly as the CLI does). PDFs are the one exception: pdf.js reads their text per page and their
+// outline here, and Python cleans and chunks the pages.
 
-const TYPES = { md: 'md', markdown: 'md', txt: 'txt', text: 'txt', html: 'html', htm: 'html', pdf: 'pdf' };
-// Python's limit for raw files (ingest.MAX_FILE_BYTES): refuse before reading a huge PDF into memory.
-const MAX_PDF_BYTES = 100 * 1024 * 1024;
+// The extension -> type table of Python's extract.FORMATS (tests/browser checks they agree).
+const TEXT = { md: 'md', markdown: 'md', txt: 'txt', text: 'txt', html: 'html', htm: 'html', csv: 'csv', tsv: 'tsv' };
+for (const ext of ['py', 'js', 'ts', 'java', 'go', 'rs', 'c', 'h', 'cpp', 'json', 'yaml', 'toml', 'rst', 'org', 'tex']) TEXT[ext] = ext;
+TEXT.yml = 'yaml';
+const BINARY = {
+  docx: 'docx', docm: 'docx', pptx: 'pptx', pptm: 'pptx', xlsx: 'xlsx', xlsm: 'xlsx', ods: 'ods',
+  odt: 'odt', odp: 'odp', epub: 'epub', rtf: 'rtf',
+};
+const PICTURES = { png: 'png', jpg: 'jpg', jpeg: 'jpg', tif: 'tiff', tiff: 'tiff' };
+export const TYPES = { ...TEXT, ...BINARY, ...PICTURES, pdf: 'pdf' };
+const READS = 'Markdown, text, HTML, PDF, Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, CSV/TSV, source files and pictures';
+// Python's limit for raw files (ingest.MAX_FILE_BYTES): refuse before reading a huge file into memory.
+const MAX_FILE_BYTES = 100 * 1024 * 1024;
+
+let cancelled = false; // set by cancelReading(): OCR stops before its next page
+
+/** Stops reading (OCR) the files of the addDocuments in flight; the file being read is not added. */
+export function cancelReading() {
+  cancelled = true;
+}
+
+function stopIfCancelled(name) {
+  if (cancelled) throw Object.assign(new Error(`adding ${name} was cancelled; nothing of it was stored`), { type: 'cancelled' });
+}
+
+function tooLarge(file) {
+  return { error: { type: 'too_large', message: `${file.name} is ${Math.round(file.size / 2 ** 20)} MB; the limit for files is 100 MB` } };
+}
+
+/** Bytes as base64 (JSON carries them to the worker), in slices so no argument list overflows. */
+function base64(bytes) {
+  let binary = '';
+  for (let at = 0; at < bytes.length; at += 0x8000) {
+    binary += String.fromCharCode.apply(null, bytes.subarray(at, at + 0x8000));
+  }
+  return btoa(binary);
+}
 
 function extension(name) {
   const dot = name.lastIndexOf('.');
   return dot < 0 ? '' : name.slice(dot + 1).toLowerCase();
 }
 
-async function fromPdf(file, onProgress) {
-  if (file.size > MAX_PDF_BYTES) {
-    return { error: { type: 'too_large', message: `${file.name} is ${Math.round(file.size / 2 ** 20)} MB; the limit for files is 100 MB` } };
+/** A picture's words, read by OCR in the page; Python makes the document and refuses an empty one. */
+async function fromPicture(file, type, onProgress) {
+  if (file.size > MAX_FILE_BYTES) return tooLarge(file);
+  try {
+    const { recognize } = await import('./ocr.js');
+    stopIfCancelled(file.name);
+    onProgress({ phase: 'ocr', name: file.name, done: 0, total: 1 });
+    const text = await recognize(file);
+    onProgress({ phase: 'ocr', name: file.name, done: 1, total: 1 });
+    return { doc: { name: file.name, type, ocr_pages: [text] } };
+  } catch (err) {
+    return { error: { type: err?.type ?? 'ocr_failed', message: err?.type ? err.message : `${file.name}: the picture could not be read (${err?.message ?? err})` } };
   }
+}
+
+/** A scanned page (no text layer) rendered at 300 dpi and read by OCR. */
+async function ocrPage(name, page, number, total, onProgress) {
+  const { recognize } = await import('./ocr.js');
+  stopIfCancelled(name);
+  onProgress({ phase: 'ocr', name, done: number - 1, total });
+  const viewport = page.getViewport({ scale: 300 / 72 });
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.ceil(viewport.width);
+  canvas.height = Math.ceil(viewport.height);
+  await page.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
+  const text = await recognize(canvas);
+  canvas.width = canvas.height = 0;
+  return text;
+}
+
+async function fromPdf(file, onProgress) {
+  if (file.size > MAX_FILE_BYTES) return tooLarge(file);
   try {
     const { pdfPages } = await import('./pdf.js');
-    const pages = await pdfPages(file.name, file, (done, total) => onProgress({ phase: 'pdf', name: file.name, done, total }));
-    return { doc: { name: file.name, type: 'pdf', pages } };
+    const { pages, outline, scanned } = await pdfPages(file.name, file,
+      (done, total) => onProgress({ phase: 'pdf', name: file.name, done, total }),
+      (page, n, total) => ocrPage(file.name, page, n, total, onProgress));
+    return { doc: { name: file.name, type: 'pdf', pages, outline, scanned } };
   } catch (err) {
     return { error: { type: err?.type ?? 'not_pdf', message: err?.message ?? `${file.name} could not be read` } };
   }
 }
 
 async function fromFile(file, onProgress) {
-  const type = TYPES[extension(file.name)];
-  if (!type) return { error: { type: 'unsupported', message: `${file.name} is not a .md, .txt, .html or .pdf file` } };
+  const ext = extension(file.name);
+  const type = TYPES[ext];
+  if (!type) {
+    const kind = ext ? `.${ext} files` : 'files without an extension';
+    return { error: { type: 'unsupported', message: `${file.name}: ${kind} are not read (Reading Room reads ${READS})` } };
+  }
   if (file.size === 0) return { error: { type: 'empty_document', message: `${file.name} is empty` } };
   if (type === 'pdf') return fromPdf(file, onProgress);
+  if (PICTURES[ext]) return fromPicture(file, type, onProgress);
+  if (BINARY[ext]) {
+    if (file.size > MAX_FILE_BYTES) return tooLarge(file);
+    return { doc: { name: file.name, type, data_b64: base64(new Uint8Array(await file.arrayBuffer())) } };
+  }
   const bytes = await file.arrayBuffer();
   try {
     // fatal: refuse to guess; a wrong decode would index mojibake silently.
@@ -44,7 +119,8 @@ function fromObject(item) {
   const name = String(item?.name ?? 'untitled.txt');
   const extra = item?.meta ? { meta: item.meta } : {};
   if (Array.isArray(item?.pages)) {
-    return { doc: { name, type: item.type ?? 'pdf', pages: item.pages.map(String), ...extra } };
+    const outline = Array.isArray(item.outline) ? { outline: item.outline } : {};
+    return { doc: { name, type: item.type ?? 'pdf', pages: item.pages.map(String), ...outline, ...extra } };
   }
   if (typeof item?.text !== 'string') {
     return { error: { type: 'bad_input', message: `${name}: text must be a string` } };
@@ -54,10 +130,11 @@ function fromObject(item) {
 }
 
 /**
- * Returns {docs: [{name, text | pages, type}], rejected: [{name, type, message}]}.
- * onProgress({phase: 'pdf', name, done, total}) reports pages read from PDFs.
+ * Returns {docs: [{name, text | pages (+ outline) | data_b64, type}], rejected: [{name, type, message}]}.
+ * onProgress({phase: 'pdf' | 'ocr', name, done, total}) reports pages read from PDFs and by OCR.
  */
 export async function readDocuments(input, onProgress = () => {}) {
+  cancelled = false;
   const items = Array.from(input ?? []);
   const docs = [];
   const rejected = [];
@@ -66,6 +143,12 @@ export async function readDocuments(input, onProgress = () => {}) {
     const { doc, error } = isFile ? await fromFile(item, onProgress) : fromObject(item);
     if (doc) docs.push(doc);
     else rejected.push({ name: item?.name ?? '', ...error });
+  }
+  if (cancelled) {
+    // Cancel while reading: nothing read goes on to be stored.
+    for (const doc of docs.splice(0)) {
+      rejected.push({ name: doc.name, type: 'cancelled', message: `adding ${doc.name} was cancelled; nothing of it was stored` });
+    }
   }
   return { docs, rejected };
 }

@@ -67,7 +67,7 @@ import { chatApi, chatStatus } from '../chat/automation.js';
 import {
   bindEmbedder, embedderFailedToLoad, embedderReady, embedding, spawnEmbedder, stopHeartbeat,
 } from './embedder.js';
-import { readDocuments } from './files.js';
+import { cancelReading, readDocuments } from './files.js';
 import { setupOffline } from './offline.js';
 import * as notices from '../ui/notices.js';
 import { IngestProgress } from '../ui/ingest.js';
@@ -411,6 +411,7 @@ async function addDocuments(input) {
 
 /** Asks the worker to stop adding documents after the batch it is embedding. */
 async function cancelIngest() {
+  cancelReading(); // OCR in the page stops before its next page
   await libraryReady;
   return retrieval('cancelIngest');
 }

@@ -32,11 +32,36 @@ function problem(type, message) {
   return Object.assign(new Error(message), { type });
 }
 
+/** The bookmark outline as [level, title, 1-based page] rows, in order; [] when there is none. */
+async function outlineOf(doc) {
+  const out = [];
+  const walk = async (items, level) => {
+    for (const item of items ?? []) {
+      try {
+        const dest = typeof item.dest === 'string' ? await doc.getDestination(item.dest) : item.dest;
+        const ref = Array.isArray(dest) ? dest[0] : null;
+        const index = typeof ref === 'number' ? ref : ref ? await doc.getPageIndex(ref) : null;
+        if (index !== null && index >= 0) out.push([level, String(item.title ?? '').trim(), index + 1]);
+      } catch {
+        // a broken bookmark is skipped, as pypdf's side does
+      }
+      await walk(item.items, level + 1);
+    }
+  };
+  try {
+    await walk(await doc.getOutline(), 1);
+  } catch {
+    return [];
+  }
+  return out;
+}
+
 /**
- * Returns [text of page 1, text of page 2, ...] for a PDF File/Blob named `name`.
+ * Returns {pages: [text of page 1, ...], outline: [[level, title, page], ...], scanned: [page numbers]}
+ * for a PDF File/Blob. A page without text goes to ocrPage(page, n, total) (-> its text), if given.
  * onPage(done, total) reports progress. Throws an Error with `type` 'encrypted' or 'not_pdf'.
  */
-export async function pdfPages(name, file, onPage = () => {}) {
+export async function pdfPages(name, file, onPage = () => {}, ocrPage = null) {
   const lib = await load();
   const data = new Uint8Array(await file.arrayBuffer());
   // isEvalSupported: false keeps pdf.js from probing new Function(), which the page's CSP forbids.
@@ -53,13 +78,19 @@ export async function pdfPages(name, file, onPage = () => {}) {
   }
   try {
     const pages = [];
+    const scanned = [];
     for (let n = 1; n <= doc.numPages; n += 1) {
       const page = await doc.getPage(n);
-      pages.push(pageText(await page.getTextContent()));
+      let text = pageText(await page.getTextContent());
+      if (!text.trim() && ocrPage) {
+        text = await ocrPage(page, n, doc.numPages); // a scan: its picture read by OCR
+        scanned.push(n);
+      }
+      pages.push(text);
       page.cleanup();
       onPage(n, doc.numPages);
     }
-    return pages;
+    return { pages, outline: await outlineOf(doc), scanned };
   } finally {
     await doc.destroy().catch(() => {});
   }

@@ -21,6 +21,8 @@ async function addFromUser(api, files) {
     const outcomes = report.documents ?? [];
     let full = false;
     for (const o of outcomes) {
+      // What a stored file left out (a capped sheet, a page with no text), in Python's words.
+      for (const note of o.notes ?? []) messages.push({ text: note, kind: 'info' });
       if (o.status !== 'error') continue;
       if (o.error?.type === 'cancelled') {
         messages.push({ text: `Cancelled: ${o.name} was not added.`, kind: 'info' });

@@ -7,13 +7,23 @@
 // Everything from documents and models is set as text; [n] that is not a source is plain text.
 
 import { citedSources, splitCitations } from '../chat/prompt.js';
-import { h, headingText, plural, seconds } from './dom.js';
+import { h, headingText, placeTail, plural, seconds } from './dom.js';
 
 /** The sources of an answer in [n] order: entry n-1 is what [n] points at. */
 export const sourcesOf = (answer) => (answer ? citedSources(answer) : []);
 
+// Markdown, text and HTML show their heading on a line of its own, as before.
+const HEADED = new Set(['md', 'txt', 'html']);
+
 export function whereText(src) {
+  const tail = HEADED.has(src.doc_type) ? '' : placeTail(src);
+  if (tail) return `${src.doc_name} · ${tail}`;
   return [src.doc_name, src.page !== null && src.page !== undefined ? `page ${src.page}` : null].filter(Boolean).join(', ');
+}
+
+/** The heading line under a source, unless its place already names it. */
+export function headingLine(src) {
+  return HEADED.has(src.doc_type) || !placeTail(src) ? headingText(src.heading_paths?.[0]) : '';
 }
 
 // --- the preview shown on hover / focus of a [n] ------------------------------------------------
@@ -34,7 +44,7 @@ export function hidePreview() {
 
 function showPreview(button, src, sentence) {
   const box = previewBox();
-  const heading = headingText(src.heading_paths?.[0]);
+  const heading = headingLine(src);
   const text = sentence?.text ?? src.text ?? '';
   box.replaceChildren(
     h('p', { class: 'where', text: `[${button.dataset.n}] ${whereText(src)}` }),
@@ -115,7 +125,7 @@ export function renderGenerated(node, turn, sources, onOpen) {
 }
 
 function sourceItem(n, src, onOpen, turnId) {
-  const heading = headingText(src.heading_paths?.[0]);
+  const heading = headingLine(src);
   const open = () => onOpen(n, null);
   const item = h('li', { class: 'chat-source', id: `${turnId}-src-${n}`, dataset: { n: String(n) } },
     h('button', { type: 'button', class: 'chat-source-head', title: 'Read it in the Reader' },

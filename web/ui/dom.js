@@ -49,3 +49,12 @@ export const seconds = (ms) => `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`;
 
 /** "a › b › c" for a heading path. */
 export const headingText = (path) => (path ?? []).join(' › ');
+
+/** Where in its file a passage is, after the file's name: Python's `place` without the name
+ * ("slide 7 (notes)", "sheet Q3 · rows 2–40", "page 4 · 2.3 Costs"); '' when it says no more. */
+export function placeTail(src) {
+  const base = String(src?.doc_name ?? '').split(/[\\/]/).pop();
+  const place = String(src?.place ?? '');
+  return place.startsWith(`${base} · `) ? place.slice(base.length + 3) : '';
+}
+

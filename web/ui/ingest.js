@@ -42,7 +42,7 @@ export class IngestProgress {
     this.render();
   }
 
-  /** Page-side events: {phase: 'pdf', name, done, total}. */
+  /** Page-side events: {phase: 'pdf' | 'ocr', name, done, total}. */
   onReading(event) {
     this.readingNow = event.done < event.total ? event : null;
     this.render();
@@ -108,7 +108,8 @@ export class IngestProgress {
     const read = this.readingNow;
     q('#ingest-chunks-text').textContent = cur
       ? `${cur.done} of ${plural(cur.total, 'passage')} in ${cur.name}`
-      : read ? `Reading ${read.name}: page ${read.done} of ${read.total}` : 'Preparing…';
+      : read?.phase === 'ocr' ? `Reading text in ${read.name} (OCR): page ${read.done + 1} of ${read.total}`
+        : read ? `Reading ${read.name}: page ${read.done} of ${read.total}` : 'Preparing…';
     const rate = this.rate;
     const left = this.secondsLeft;
     const speed = rate ? `${rate.toFixed(1)} passages/s` : '';

@@ -1,7 +1,7 @@
 // The Reader pane: a passage with its heading path, page and the text around it in its document;
 // for a quick-answer citation, the sentence quoted is highlighted inside it. Text only.
 
-import { $, el, headingText } from './dom.js';
+import { $, el, headingText, placeTail } from './dom.js';
 import { highlighted } from './results.js';
 import { closeReaderPane, openReaderPane } from './layout.js';
 
@@ -78,7 +78,8 @@ export function openReader(result, index, fetchContext = null, { sentence = null
   const terms = result.stats?.terms ?? [];
   reader.dataset.docId = String(span.doc_id);
   reader.querySelector('.reader-title').textContent = span.doc_name ?? '';
-  const where = [span.doc_type, span.page != null ? `page ${span.page}` : null, label ?? `passage ${index + 1}`]
+  const tail = placeTail(span);
+  const where = [span.doc_type, tail || (span.page != null ? `page ${span.page}` : null), label ?? `passage ${index + 1}`]
     .filter(Boolean).join(' · ');
   reader.querySelector('.reader-where').textContent = where;
   const paths = (span.heading_paths ?? []).map(headingText).filter(Boolean);

@@ -108,7 +108,8 @@ self.addEventListener('fetch', (event) => {
     const url = new URL(request.url);
     const navigate = request.mode === 'navigate';
     const key = navigate && url.pathname.endsWith('/') ? scoped('./') : request;
-    const cached = await cache.match(key);
+    // OCR's files are not precached: web/api/ocr.js keeps them, checked, in their own cache.
+    const cached = (await cache.match(key)) ?? (navigate ? undefined : await caches.match(request, { cacheName: 'ocr-assets' }));
     if (cached && !navigate && !DECIDES_ISOLATION.has(request.destination)) return cached;
     const response = cached ?? (await fetch(request));
     return withIsolation(response, !url.searchParams.getAll('isolation').includes('off'));

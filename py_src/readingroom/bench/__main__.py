@@ -3,6 +3,8 @@
     quality --data DIR --split SPLIT --json OUT [--browser | --native] [--embed-in-browser]
     latency --chunks N [--chunks M] --json OUT
     ingest [--docs N] [--pdf-pages P] [--browser | --native] --json OUT
+    ingest --formats [--browser | --native] --json OUT   pages (slides, sheets) per second per format
+    layout [PDF ...] [--json OUT]                        layout noise in PDF chunks, before and after
     embedding [--texts N] [--rounds R] --json OUT     thread set-ups side by side (A/B interleaved)
     peer --json OUT
     answers [--native | --browser] [--set answerable,followups,unanswerable,scifact] [--limit N]
@@ -64,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     ing_side = ing.add_mutually_exclusive_group()
     ing_side.add_argument("--browser", action="store_true", help="only the in-browser runs")
     ing_side.add_argument("--native", action="store_true", help="only the native run")
+    ing.add_argument("--formats", action="store_true", help="per format (docx, pptx, xlsx, epub, pdf): units/s natively and in the page")
+    lay = sub.add_parser("layout", help="layout noise in PDF chunks before and after the clean-up")
+    lay.add_argument("pdfs", nargs="*", type=Path, help="PDFs (default: Debian r-doc-pdf's R manuals but the reference)")
+    lay.add_argument("--json", type=Path, default=Path("bench-results/layout.json"))
+    lay.add_argument("--browser", action="store_true", help="read the PDFs with pdf.js in the page")
     emb = sub.add_parser("embedding", help="embedding threads vs workers in the page, interleaved")
     emb.add_argument("--texts", type=int, default=96, help="SciFact chunk texts per round")
     emb.add_argument("--rounds", type=int, default=5)
@@ -88,12 +95,31 @@ def main(argv: list[str] | None = None) -> int:
         s.add_argument("--json", type=Path, required=True)
         s.add_argument("--no-build", action="store_true", help="use the existing dist/")
         s.add_argument("--report", type=Path, default=Path("bench-results"))
+    lay.add_argument("--no-build", action="store_true", help="use the existing dist/")
     for s in (lat, ing, emb, peer, ans):
         s.add_argument("--data", type=Path, default=DEFAULT_DATA)
         s.add_argument("--split", default="train")
     args = p.parse_args(argv)
 
     results: dict = {"machine": machine(), "command": " ".join(sys.argv)}
+    if args.cmd == "layout":
+        from . import layout
+
+        pdfs = args.pdfs or sorted(p for p in Path("/usr/share/R/doc/manual").glob("*.pdf") if "refman" not in p.name)
+        if not pdfs:
+            p.error("no PDFs given and none in /usr/share/R/doc/manual (apt-get install r-doc-pdf)")
+        results["layout"] = layout.run(pdfs, browser=args.browser, rebuild=not args.no_build)
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=1))
+        return 0
+    if args.cmd == "ingest" and args.formats:
+        from . import formats
+
+        results["formats"] = formats.run(not args.no_build, native_side=not args.browser, browser_side=not args.native)
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=1))
+        print(f"wrote {args.json}", file=sys.stderr)
+        return 0
     if args.cmd == "answers":
         from . import answers
 

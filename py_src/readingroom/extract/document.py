@@ -1,0 +1,79 @@
+"""What every format's reader returns: a document as sections, each with its heading path.
+
+A section's text is plain text in which a table is a Markdown pipe table (one line per row,
+the header row first), lists keep their markers, and a blank line ends a paragraph. The
+chunker never cuts inside a paragraph that fits, so a table that fits stays in one chunk;
+``split_rows`` cuts a longer one by rows and repeats its header row in every piece.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import tokens
+
+# Rows of a table piece are measured against this many tokens: the chunker's target (200)
+# less room for the heading path the embedder reads in front of it.
+TABLE_PIECE_TOKENS = 180
+
+
+@dataclass(frozen=True)
+class Section:
+    heading_path: tuple[str, ...]
+    text: str
+    page: int | None = None
+
+
+@dataclass
+class Document:
+    """``doc_type`` is what the file is (docx, xlsx, py ...); ``markdown`` asks the chunker
+    to split the single section's text at its own ``#`` headings (Markdown and HTML)."""
+
+    doc_type: str
+    sections: list[Section] = field(default_factory=list)
+    markdown: bool = False
+    notes: list[str] = field(default_factory=list)  # what was capped or left out, in words
+    pages: int | None = None  # PDF pages, slides or sheets: the unit the bench counts
+
+    def text(self) -> str:
+        return "\n\n".join(s.text for s in self.sections)
+
+
+def cell_text(value: str) -> str:
+    """A cell's text on one line, its pipes escaped so the row stays a row."""
+    return " ".join(str(value).split()).replace("|", "\\|")
+
+
+def table_lines(rows: list[list[str]]) -> list[str]:
+    """Rows (the first is the header) as Markdown pipe-table lines, the separator included."""
+    if not rows:
+        return []
+    width = max(len(r) for r in rows)
+    padded = [[cell_text(c) for c in r] + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(r) + " |" for r in padded]
+    return [lines[0], "|" + "---|" * width] + lines[1:]
+
+
+def split_rows(header: list[str], body: list[str], budget: int = TABLE_PIECE_TOKENS) -> list[tuple[int, int]]:
+    """Ranges ``[a, b)`` of ``body`` lines, each of which fits ``budget`` tokens with the
+    ``header`` lines in front; a row too long on its own gets a piece of its own."""
+    head = tokens.estimate("\n".join(header))
+    pieces, start, used = [], 0, head
+    for i, line in enumerate(body):
+        n = tokens.estimate(line) + 1
+        if i > start and used + n > budget:
+            pieces.append((start, i))
+            start, used = i, head
+        used += n
+    if start < len(body):
+        pieces.append((start, len(body)))
+    return pieces
+
+
+def table_text(lines: list[str], budget: int = TABLE_PIECE_TOKENS) -> str:
+    """A pipe table's lines as one paragraph when it fits, else as pieces split by rows,
+    each with the header and separator lines repeated, a blank line between pieces."""
+    if len(lines) <= 2 or tokens.estimate("\n".join(lines)) <= budget:
+        return "\n".join(lines)
+    header, body = lines[:2], lines[2:]
+    return "\n\n".join("\n".join(header + body[a:b]) for a, b in split_rows(header, body, budget))

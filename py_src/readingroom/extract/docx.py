@@ -1,0 +1,173 @@
+"""Word (.docx, .docm): headings from paragraph styles or outline levels, lists with their
+markers, tables as pipe tables, footnotes and comments at the end of their section.
+Macros in a .docm are never run: only its XML is read."""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree as ET
+
+from ..errors import EmptyDocument
+from .document import Document, Section, table_lines, table_text
+from .zipped import Package, local, relationships
+
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+MAIN = "word/document.xml"
+
+
+def _styles(pkg: Package) -> tuple[dict[str, int], dict[str, ET.Element]]:
+    """styleId -> heading level (1-based; "Title" is 1), and styleId -> the list numbering
+    (``numPr``) a list style such as "List Bullet" carries."""
+    root = pkg.optional_xml("word/styles.xml")
+    out: dict[str, int] = {}
+    lists: dict[str, ET.Element] = {}
+    if root is None:
+        return out, lists
+    for st in root.iter(f"{W}style"):
+        sid = st.get(f"{W}styleId", "")
+        num = st.find(f"{W}pPr/{W}numPr")
+        if num is not None:
+            lists[sid] = num
+        name_el = st.find(f"{W}name")
+        name = (name_el.get(f"{W}val", "") if name_el is not None else "").lower()
+        lvl = st.find(f"{W}pPr/{W}outlineLvl")
+        if name.startswith("heading ") and name[8:].isdigit():
+            out[sid] = int(name[8:])
+        elif name == "title":
+            out[sid] = 1
+        elif lvl is not None and lvl.get(f"{W}val", "").isdigit() and int(lvl.get(f"{W}val")) < 9:
+            out[sid] = int(lvl.get(f"{W}val")) + 1
+    return out, lists
+
+
+def _numbering(pkg: Package) -> dict[tuple[str, str], str]:
+    """(numId, ilvl) -> numFmt ("bullet", "decimal", ...)."""
+    root = pkg.optional_xml("word/numbering.xml")
+    if root is None:
+        return {}
+    abstract = {}
+    for a in root.iter(f"{W}abstractNum"):
+        abstract[a.get(f"{W}abstractNumId")] = {
+            lvl.get(f"{W}ilvl"): (lvl.find(f"{W}numFmt").get(f"{W}val") if lvl.find(f"{W}numFmt") is not None else "bullet")
+            for lvl in a.iter(f"{W}lvl")}
+    out = {}
+    for num in root.iter(f"{W}num"):
+        ref = num.find(f"{W}abstractNumId")
+        for ilvl, fmt in abstract.get(ref.get(f"{W}val") if ref is not None else None, {}).items():
+            out[(num.get(f"{W}numId"), ilvl)] = fmt
+    return out
+
+
+def _notes(pkg: Package, member: str, tag: str) -> dict[str, str]:
+    root = pkg.optional_xml(member)
+    if root is None:
+        return {}
+    return {n.get(f"{W}id", ""): " ".join(_run_text(p) for p in n.iter(f"{W}p")).strip()
+            for n in root.iter(f"{W}{tag}")}
+
+
+def _run_text(p: ET.Element, refs: list | None = None) -> str:
+    """A paragraph's text: runs, tabs and breaks; deleted text left out; footnote and
+    comment references noted in ``refs`` as (kind, id) and marked in the text."""
+    out = []
+    for el in p.iter():
+        tag = local(el.tag)
+        if tag == "t" and el.text:
+            out.append(el.text)
+        elif tag == "tab":
+            out.append("\t")
+        elif tag in ("br", "cr"):
+            out.append("\n")
+        elif tag in ("footnoteReference", "endnoteReference", "commentReference") and refs is not None:
+            kind = tag.replace("Reference", "")
+            refs.append((kind, el.get(f"{W}id", "")))
+            out.append(f"[^{el.get(f'{W}id', '')}]" if kind != "comment" else "")
+    return "".join(out)
+
+
+class _Reader:
+    def __init__(self, pkg: Package):
+        (self.styles, self.list_styles), self.numbering = _styles(pkg), _numbering(pkg)
+        self.notes = {"footnote": _notes(pkg, "word/footnotes.xml", "footnote"),
+                      "endnote": _notes(pkg, "word/endnotes.xml", "endnote"),
+                      "comment": _notes(pkg, "word/comments.xml", "comment")}
+        self.sections: list[Section] = []
+        self.path: list[tuple[int, str]] = []
+        self.lines: list[str] = []
+        self.refs: list[tuple[str, str]] = []
+        self.counters: dict[tuple[str, str], int] = {}
+
+    def flush(self) -> None:
+        tail = []
+        for kind, ref in self.refs:
+            note = self.notes[kind].get(ref)
+            if note:
+                tail.append(f"[^{ref}]: {note}" if kind != "comment" else f"Comment: {note}")
+        text = "\n\n".join(x for x in self.lines + tail if x.strip()).strip()
+        if text:
+            self.sections.append(Section(tuple(t for _, t in self.path), text))
+        self.lines, self.refs = [], []
+
+    def paragraph(self, p: ET.Element) -> None:
+        ppr = p.find(f"{W}pPr")
+        style = ppr.find(f"{W}pStyle") if ppr is not None else None
+        level = self.styles.get(style.get(f"{W}val", "")) if style is not None else None
+        own = ppr.find(f"{W}outlineLvl") if ppr is not None else None
+        if level is None and own is not None and own.get(f"{W}val", "").isdigit() and int(own.get(f"{W}val")) < 9:
+            level = int(own.get(f"{W}val")) + 1
+        text = _run_text(p, self.refs).strip()
+        if not text:
+            return
+        if level:
+            self.flush()
+            self.path = [(lvl, t) for lvl, t in self.path if lvl < level] + [(level, " ".join(text.split()))]
+            self.lines.append(text)
+            return
+        num = ppr.find(f"{W}numPr") if ppr is not None else None
+        if num is None and style is not None:
+            num = self.list_styles.get(style.get(f"{W}val", ""))
+        if num is not None and num.find(f"{W}numId") is not None:
+            nid = num.find(f"{W}numId").get(f"{W}val", "")
+            ilvl = num.find(f"{W}ilvl").get(f"{W}val", "0") if num.find(f"{W}ilvl") is not None else "0"
+            fmt = self.numbering.get((nid, ilvl), "bullet")
+            indent = "  " * int(ilvl) if ilvl.isdigit() else ""
+            if fmt in ("bullet", "none"):
+                marker = "-"
+            else:
+                self.counters[(nid, ilvl)] = self.counters.get((nid, ilvl), 0) + 1
+                marker = f"{self.counters[(nid, ilvl)]}."
+            self.lines.append(f"{indent}{marker} {text}")
+            return
+        self.lines.append(text)
+
+    def table(self, tbl: ET.Element) -> None:
+        rows = []
+        for tr in tbl.findall(f"{W}tr"):
+            rows.append([" ".join(_run_text(p, self.refs).strip() for p in tc.iter(f"{W}p")).strip()
+                         for tc in tr.findall(f"{W}tc")])
+        rows = [r for r in rows if any(c for c in r)]
+        if rows:
+            self.lines.append(table_text(table_lines(rows)))
+
+    def block(self, parent: ET.Element) -> None:
+        for el in parent:
+            tag = local(el.tag)
+            if tag == "p":
+                self.paragraph(el)
+            elif tag == "tbl":
+                self.table(el)
+            elif tag in ("sdt", "sdtContent", "customXml"):
+                self.block(el)
+
+
+def read(name: str, data: bytes, kind: str = "a Word document") -> Document:
+    pkg = Package(name, data, kind)
+    main = next((t for t in relationships(pkg, "").values() if t.endswith("document.xml")), MAIN)
+    pkg.expect(main)
+    body = pkg.xml(main).find(f"{W}body")
+    reader = _Reader(pkg)
+    if body is not None:
+        reader.block(body)
+    reader.flush()
+    if not reader.sections:
+        raise EmptyDocument(f"{name} has no text to index")
+    return Document("docx", reader.sections)

@@ -1,0 +1,106 @@
+"""EPUB (2 and 3): chapters in spine order, each titled from the table of contents (the
+EPUB 3 nav, else the NCX, else the chapter's first heading), headings inside a chapter
+under it. A book whose content is encrypted (DRM) is refused: only font obfuscation, which
+every reader undoes, is allowed."""
+
+from __future__ import annotations
+
+from urllib.parse import unquote
+
+from ..chunking import markdown_sections
+from ..errors import EmptyDocument, Encrypted
+from .document import Document, Section
+from .html import _Text, html_to_text
+from .text import markdown_tables
+from .zipped import Package, local, resolve
+
+OPF = "{http://www.idpf.org/2007/opf}"
+NCX = "{http://www.daisy.org/z3986/2005/ncx/}"
+ENC = "{http://www.w3.org/2001/04/xmlenc#}"
+FONT_OBFUSCATION = {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
+
+
+def _check_drm(pkg: Package, name: str) -> None:
+    if pkg.has("META-INF/rights.xml"):
+        raise Encrypted(f"{name} is protected by DRM (it has META-INF/rights.xml); only DRM-free "
+                        "e-books can be read")
+    root = pkg.optional_xml("META-INF/encryption.xml")
+    if root is None:
+        return
+    for data in root.iter(f"{ENC}EncryptedData"):
+        method = data.find(f"{ENC}EncryptionMethod")
+        if method is None or method.get("Algorithm") not in FONT_OBFUSCATION:
+            raise Encrypted(f"{name} is protected by DRM (its chapters are encrypted); only "
+                            "DRM-free e-books can be read")
+
+
+class _Links(_Text):
+    """The nav document's links: (href, title) in order."""
+
+    def __init__(self):
+        super().__init__()
+        self.links: list[tuple[str, str]] = []
+        self.href: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self.href, self.parts = dict(attrs).get("href"), []
+        super().handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag):
+        super().handle_endtag(tag)
+        if tag == "a" and self.href:
+            self.links.append((self.href, " ".join("".join(self.parts).split())))
+            self.href = None
+
+
+def _titles(pkg: Package, opf_path: str, manifest: dict[str, tuple[str, str, str]]) -> dict[str, str]:
+    """Chapter part -> its title in the book's table of contents (the first link to it)."""
+    out: dict[str, str] = {}
+    nav = next((href for href, _mt, props in manifest.values() if "nav" in props.split()), None)
+    if nav and pkg.has(nav):
+        links = _Links()
+        links.feed(pkg.raw(nav).decode("utf-8", "replace"))
+        for href, title in links.links:
+            out.setdefault(resolve(nav, unquote(href.split("#")[0])), title)
+    ncx = next((href for href, mt, _p in manifest.values() if mt == "application/x-dtbncx+xml"), None)
+    if ncx and pkg.has(ncx):
+        for point in pkg.xml(ncx).iter(f"{NCX}navPoint"):
+            label, content = point.find(f"{NCX}navLabel/{NCX}text"), point.find(f"{NCX}content")
+            if label is not None and content is not None:
+                target = resolve(ncx, unquote(content.get("src", "").split("#")[0]))
+                out.setdefault(target, " ".join((label.text or "").split()))
+    return out
+
+
+def read(name: str, data: bytes) -> Document:
+    pkg = Package(name, data, "an EPUB e-book")
+    pkg.expect("META-INF/container.xml")
+    _check_drm(pkg, name)
+    rootfile = next((r.get("full-path", "") for r in pkg.xml("META-INF/container.xml").iter()
+                     if local(r.tag) == "rootfile"), "")
+    opf = pkg.xml(rootfile)
+    manifest = {i.get("id", ""): (resolve(rootfile, unquote(i.get("href", ""))), i.get("media-type", ""),
+                                  i.get("properties", "")) for i in opf.iter(f"{OPF}item")}
+    titles = _titles(pkg, rootfile, manifest)
+    sections: list[Section] = []
+    chapters = 0
+    for ref in opf.iter(f"{OPF}itemref"):
+        href, media, props = manifest.get(ref.get("idref", ""), ("", "", ""))
+        if not href or not pkg.has(href) or "html" not in media or "nav" in props.split():
+            continue
+        chapters += 1
+        text = markdown_tables(html_to_text(pkg.raw(href).decode("utf-8", "replace")))
+        if not text.strip():
+            continue
+        parts = markdown_sections(text)
+        title = titles.get(href) or next((p.heading_path[0] for p in parts if p.heading_path), "")
+        base = (title,) if title else (f"Chapter {chapters}",)
+        for p in parts:
+            inner = p.heading_path[1:] if p.heading_path[:1] == base else p.heading_path
+            body = text[p.start:p.end].strip()
+            if body:
+                sections.append(Section(base + tuple(inner), body))
+    if not sections:
+        raise EmptyDocument(f"{name} has no text to index")
+    return Document("epub", sections, pages=chapters)

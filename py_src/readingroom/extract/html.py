@@ -1,0 +1,105 @@
+"""Text out of HTML (and EPUB chapters), as the chunker wants it.
+
+HTML becomes Markdown-like text: scripts, styles and other non-content elements are
+dropped, block elements end lines, ``<h1>``–``<h6>`` become ``#`` headings so HTML gets the
+same heading-aware chunking as Markdown, list items keep a marker, and a table becomes a
+pipe table (its first row the header), whole when it fits and cut by rows with the header
+repeated otherwise. It runs in Python on both sides, so a page's text is the same natively
+and in the browser.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from .document import table_lines, table_text
+
+_SKIP = {"script", "style", "noscript", "template", "head", "svg", "iframe", "object"}
+_BLOCK = {"p", "div", "section", "article", "header", "footer", "main", "aside", "nav", "li",
+          "ul", "ol", "table", "tr", "blockquote", "pre", "br", "hr", "dd", "dt", "figure",
+          "figcaption", "h1", "h2", "h3", "h4", "h5", "h6"}
+_VOID = {"br", "hr", "img", "input", "meta", "link", "area", "base", "col", "embed", "source",
+         "track", "wbr"}
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+        self.tables: list[list[list[str]]] = []  # open tables (nested ones too): rows of cells
+        self.lists: list[list] = []  # open lists: [tag, items so far]
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in _SKIP:
+            if tag not in _VOID:
+                self.skip += 1
+            return
+        if self.tables:
+            rows = self.tables[-1]
+            if tag == "table":
+                self.tables.append([])
+            elif tag == "tr":
+                rows.append([])
+            elif tag in ("td", "th"):
+                (rows[-1] if rows else rows.append([]) or rows[-1]).append("")
+            elif tag in _BLOCK:
+                self._cell(" ")
+            return
+        if tag == "table":
+            self.tables.append([])
+            return
+        if tag in ("ul", "ol"):
+            self.lists.append([tag, 0])
+        if tag in _BLOCK:
+            self.parts.append("\n\n")
+        if tag == "li" and self.lists:
+            self.lists[-1][1] += 1
+            kind, n = self.lists[-1]
+            self.parts.append(f"{n}. " if kind == "ol" else "- ")
+        if re.fullmatch(r"h[1-6]", tag) and not self.skip:
+            self.parts.append("#" * int(tag[1]) + " ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SKIP:
+            self.skip = max(0, self.skip - 1)
+        elif tag == "table" and self.tables:
+            rows = [r for r in self.tables.pop() if any(c.strip() for c in r)]
+            flat = table_text(table_lines(rows)) if rows else ""
+            if self.tables:
+                self._cell(" " + " ".join(flat.split()) + " ")
+            elif flat:
+                self.parts.append("\n\n" + flat + "\n\n")
+        elif self.tables:
+            if tag in _BLOCK:
+                self._cell(" ")
+        elif tag in ("ul", "ol") and self.lists:
+            self.lists.pop()
+            self.parts.append("\n\n")
+        elif tag in _BLOCK:
+            self.parts.append("\n\n")
+
+    def _cell(self, text: str) -> None:
+        rows = self.tables[-1]
+        if rows and rows[-1]:
+            rows[-1][-1] += text
+
+    def handle_data(self, data: str) -> None:
+        if self.skip:
+            return
+        if self.tables:
+            self._cell(data)
+        else:
+            self.parts.append(data)
+
+
+def html_to_text(html: str) -> str:
+    parser = _Text()
+    parser.feed(html)
+    parser.close()
+    while parser.tables:  # a table never closed still counts
+        parser.handle_endtag("table")
+    text = "".join(parser.parts)
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

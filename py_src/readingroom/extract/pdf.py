@@ -1,0 +1,94 @@
+"""PDFs: natively, pypdf reads each page's text and the bookmark outline; in the page,
+pdf.js does (``web/api/pdf.js``). Both hand the same two things to ``pdfclean.document``,
+which does everything else in Python, so the clean-up is one implementation."""
+
+from __future__ import annotations
+
+import io
+
+from ..errors import BadInput, Encrypted
+from .document import Document
+from .pdfclean import document
+
+
+def _outline(reader) -> list[tuple[int, str, int]]:
+    """(level, title, 1-based page) for every bookmark, in outline order."""
+    out: list[tuple[int, str, int]] = []
+
+    def walk(items, level):
+        for item in items:
+            if isinstance(item, list):
+                walk(item, level + 1)
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+            except Exception:  # noqa: BLE001 - a broken bookmark is skipped, not fatal
+                continue
+            if page is not None and page >= 0:
+                out.append((level, str(item.title or "").strip(), page + 1))
+
+    try:
+        walk(reader.outline, 1)
+    except Exception:  # noqa: BLE001 - pypdf raises several types on damaged outlines
+        return []
+    return out
+
+
+def pdf_pages(name: str, data: bytes) -> tuple[list[str], list[tuple[int, str, int]]]:
+    """Text per page and the outline (natively, with pypdf); a reason for PDFs we cannot read."""
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
+    except ImportError as e:  # pragma: no cover - packaging error
+        raise BadInput("reading PDFs natively needs pypdf: pip install 'readingroom[native]'") from e
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            try:
+                ok = reader.decrypt("")
+            except Exception as e:  # noqa: BLE001 - pypdf raises several types
+                raise Encrypted(f"{name} is encrypted; remove the password and add it again") from e
+            if not ok:
+                raise Encrypted(f"{name} is encrypted; remove the password and add it again")
+        pages = [(page.extract_text() or "") for page in reader.pages]
+        outline = _outline(reader)
+    except BadInput:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError, AttributeError) as e:
+        raise BadInput(f"{name} is not a readable PDF ({type(e).__name__}: {e})") from e
+    return pages, outline
+
+
+def read_scanned(name: str, data: bytes, pages: list[str]) -> tuple[list[str], set[int]]:
+    """Pages without a text layer read by OCR from their largest picture (natively, with
+    tesseract): the pages with that text in, and the numbers of the pages OCR read."""
+    from pypdf import PdfReader
+
+    from . import ocr
+
+    empty = [i for i, p in enumerate(pages) if not p.strip()]
+    if not empty or not ocr.available():
+        return pages, set()
+    reader = PdfReader(io.BytesIO(data))
+    out, read = list(pages), set()
+    for i in empty:
+        try:
+            images = list(reader.pages[i].images)
+        except Exception:  # noqa: BLE001 - an image pypdf cannot decode is no text either
+            images = []
+        if not images:
+            continue
+        best = max(images, key=lambda im: im.image.width * im.image.height if im.image else 0)
+        if best.image is None:
+            continue
+        buf = io.BytesIO()
+        best.image.save(buf, "PNG")
+        out[i] = ocr.read_pages(f"{name} page {i + 1}", buf.getvalue())[0]
+        read.add(i + 1)
+    return out, read
+
+
+def read(name: str, data: bytes) -> Document:
+    pages, outline = pdf_pages(name, data)
+    pages, scanned = read_scanned(name, data, pages)
+    return document(name, pages, outline, scanned)

@@ -1,0 +1,152 @@
+"""A PDF's pages as a person reads them, from the text per page and the bookmark outline.
+
+Pure, and the same on both sides (pypdf natively, pdf.js in the page give the lines):
+
+- running heads, footers and page numbers are dropped: a line at the top or bottom of a
+  page whose shape (digits as ``#``) repeats there on several pages, a lone number or roman
+  numeral, or a line carrying the page's own number at the offset most pages agree on
+  ("Chapter 1: Introduction 5" on page 10);
+- words broken at line ends ("differ-" / "ences") are joined, across pages too;
+- ligature code points (ﬁ, ﬂ ...) become letters, and dot leaders shrink to one space;
+- the outline becomes the heading path: each bookmark starts a section where its title
+  appears on its page (or at the top of the page when the title is not found).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from .. import places
+from ..errors import EmptyDocument
+from .document import Document, Section
+
+_LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+              "\ufb05": "st", "\ufb06": "st"}
+_ROMAN = re.compile(r"^[ivxlcdm]+$", re.I)
+_NUMBER_AT_ENDS = re.compile(r"^(\d+)\b|\b(\d+)$")
+_HYPHEN = re.compile(r"([^\W\d_])-\n[ \t]*([a-z][\w’']*)[ \t]*", re.U)
+_LEADER = re.compile(r"(?:\s?\.){4,}\s*")
+EDGE = 2  # lines at the top and at the bottom of a page that may be running
+
+
+def _shape(line: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(line.lower().split()))
+
+
+def _is_page_number(line: str) -> bool:
+    s = line.strip().strip("-–— ").strip()
+    return bool(s) and (s.isdigit() or bool(_ROMAN.match(s)) or re.fullmatch(r"page \d+( of \d+)?", s, re.I) is not None)
+
+
+def _edges(lines: list[str]) -> list[tuple[str, int]]:
+    """(place, index) of the lines that may be running: "top"/"bottom"."""
+    n = len(lines)
+    return [("top", i) for i in range(min(EDGE, n))] + [("bottom", i) for i in range(max(min(EDGE, n), n - EDGE), n)]
+
+
+def running_lines(pages: list[list[str]], titles: dict[int, set[str]] | None = None) -> list[set[int]]:
+    """For each page, the indexes of its lines that are running heads, footers or numbers;
+    a line that is one of the page's bookmark titles ("1 Owls" on page 1) never is."""
+    titles = titles or {}
+    shapes = Counter()
+    for lines in pages:
+        shapes.update({(place, _shape(lines[i])) for place, i in _edges(lines) if lines[i].strip()})
+    need = 3 if len(pages) > 4 else 2
+    offsets = Counter()
+    for number, lines in enumerate(pages, start=1):
+        for _place, i in _edges(lines):
+            m = _NUMBER_AT_ENDS.search(lines[i].strip())
+            if m:
+                offsets[int(m.group(1) or m.group(2)) - number] += 1
+    offset, seen = offsets.most_common(1)[0] if offsets else (None, 0)
+    use_offset = seen >= max(need, len(pages) // 3)
+    out = []
+    for number, lines in enumerate(pages, start=1):
+        drop = set()
+        n = len(lines)
+        # From each edge inwards: a second line is running only when the outer one is.
+        for place, order in (("top", range(min(EDGE, n))), ("bottom", range(n - 1, max(-1, n - 1 - EDGE), -1))):
+            for i in order:
+                line = lines[i].strip()
+                if not line:
+                    continue
+                m = _NUMBER_AT_ENDS.search(line)
+                if _norm(line) in titles.get(number, ()) or not (
+                        _is_page_number(line) or shapes[(place, _shape(line))] >= need
+                        or (use_offset and m and int(m.group(1) or m.group(2)) - number == offset)):
+                    break
+                drop.add(i)
+        out.append(drop)
+    return out
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^\w]+", " ", text.lower()).strip()
+
+
+def clean_pages(pages: list[str], outline: list[tuple[int, str, int]] = ()) -> list[str]:
+    """The pages' text without running lines, with broken words joined and ligatures undone."""
+    split = [[line.rstrip() for line in p.translate(str.maketrans(_LIGATURES)).split("\n")] for p in pages]
+    titles: dict[int, set[str]] = {}
+    for _level, title, page in outline:
+        titles.setdefault(page, set()).add(_norm(title))
+    drops = running_lines(split, titles)
+    texts = ["\n".join(line for i, line in enumerate(lines) if i not in drop).strip()
+             for lines, drop in zip(split, drops)]
+    texts = [_LEADER.sub(" ", _HYPHEN.sub(r"\1\2\n", t)) for t in texts]
+    for k in range(len(texts) - 1):  # a word broken across two pages
+        m = re.search(r"([^\W\d_])-$", texts[k])
+        nxt = re.match(r"([a-z][\w’']*)[ \t]*\n?", texts[k + 1])
+        if m and nxt:
+            texts[k] = texts[k][:-1] + nxt.group(1)
+            texts[k + 1] = texts[k + 1][nxt.end():]
+    return texts
+
+
+def _sections(texts: list[str], outline: list[tuple[int, str, int]], scanned: set[int]) -> list[Section]:
+    """Each page cut where its bookmarks' titles appear; every piece has the heading path
+    of the last bookmark before it."""
+    marks: dict[int, list[tuple[int, str]]] = {}
+    for level, title, page in outline:
+        if title and 1 <= page <= len(texts):
+            marks.setdefault(page, []).append((level, title))
+    sections: list[Section] = []
+    path: list[tuple[int, str]] = []
+    for number, text in enumerate(texts, start=1):
+        lines = text.split("\n")
+        cuts: list[tuple[int, int, str]] = []  # (line index, level, title)
+        at = 0
+        for level, title in marks.get(number, []):
+            want = _norm(title)
+            found = next((i for i in range(at, len(lines)) if want and _norm(lines[i]).endswith(want)
+                          and len(_norm(lines[i])) <= len(want) + 12), None)
+            cuts.append((found if found is not None else at, level, title))
+            at = found if found is not None else at
+        bounds = [0] + [c[0] for c in cuts] + [len(lines)]
+        heads = [None] + [(c[1], c[2]) for c in cuts]
+        for (a, b), head in zip(zip(bounds, bounds[1:]), heads):
+            if head is not None:
+                level, title = head
+                path = [(lv, t) for lv, t in path if lv < level] + [(level, " ".join(title.split()))]
+            body = "\n".join(lines[a:b]).strip()
+            if body:
+                marker = (places.OCR,) if number in scanned else ()
+                sections.append(Section(tuple(t for _, t in path) + marker, body, page=number))
+    return sections
+
+
+def document(name: str, pages: list[str], outline: list[tuple[int, str, int]] | None = None,
+             scanned: set[int] | None = None) -> Document:
+    """``scanned``: the pages whose text OCR read (their places say so)."""
+    outline = [(int(lv), str(t), int(p)) for lv, t, p in (outline or [])]
+    scanned = set(scanned or ())
+    texts = clean_pages(list(pages), outline)
+    if not any(t.strip() for t in texts):
+        raise EmptyDocument(f"{name} has no text layer (scanned images?) and no words could be "
+                            "read from its pictures here; OCR runs in the CLI, not yet in the page")
+    notes = [f"{name}: page {n} has no text" + (" (OCR found no words)" if n in scanned else
+                                              " layer and was left out (scanned pages are read by "
+                                              "OCR in the command line, not yet in the page)")
+             for n, t in enumerate(texts, start=1) if not t.strip()]
+    return Document("pdf", _sections(texts, outline, scanned), pages=len(texts), notes=notes)

@@ -1,0 +1,88 @@
+"""PowerPoint (.pptx, .pptm): each slide a section titled by its title, its speaker notes a
+section of their own under it. Macros in a .pptm are never run."""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree as ET
+
+from ..errors import EmptyDocument
+from .. import places
+from .document import Document, Section, table_lines, table_text
+from .zipped import Package, local, relationships
+
+P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+NOTES_REL = "notesSlide"
+
+
+def _paragraphs(el: ET.Element) -> list[str]:
+    out = []
+    for p in el.iter(f"{A}p"):
+        text = "".join(t.text or "" if local(t.tag) == "t" else "\n" for t in p.iter()
+                       if local(t.tag) in ("t", "br")).strip()
+        if text:
+            level = p.find(f"{A}pPr")
+            lvl = int(level.get("lvl", "0")) if level is not None and level.get("lvl", "0").isdigit() else 0
+            bullet = level is not None and level.find(f"{A}buNone") is None and lvl > 0
+            out.append(("  " * (lvl - 1) + "- " if bullet else "") + text)
+    return out
+
+
+def _placeholder(sp: ET.Element) -> str | None:
+    ph = sp.find(f"{P}nvSpPr/{P}nvPr/{P}ph")
+    return None if ph is None else ph.get("type", "body")
+
+
+def _shapes(tree: ET.Element, want_notes: bool = False) -> tuple[str, list[str], int]:
+    """(title, blocks of text, pictures) of a slide's shape tree, in document order."""
+    title, blocks, pictures = "", [], 0
+    for el in tree.iter():
+        tag = local(el.tag)
+        if tag == "pic":
+            pictures += 1
+        elif tag == "sp":
+            kind = _placeholder(el)
+            if want_notes and kind != "body":
+                continue  # a notes page also holds the slide image and its number
+            body = el.find(f"{P}txBody")
+            if body is None:
+                continue
+            paras = _paragraphs(body)
+            if kind in ("title", "ctrTitle") and not title and not want_notes:
+                title = " ".join(" ".join(paras).split())
+            elif paras:
+                blocks.append("\n".join(paras))
+        elif tag == "tbl":
+            rows = [[" ".join(_paragraphs(tc)) for tc in tr.findall(f"{A}tc")] for tr in el.findall(f"{A}tr")]
+            if rows:
+                blocks.append(table_text(table_lines(rows)))
+    return title, blocks, pictures
+
+
+def read(name: str, data: bytes) -> Document:
+    pkg = Package(name, data, "a PowerPoint presentation")
+    pres = "ppt/presentation.xml"
+    pkg.expect(pres)
+    rels = relationships(pkg, pres)
+    order = [rels.get(s.get(f"{R}id", "")) for s in pkg.xml(pres).iter(f"{P}sldId")]
+    sections: list[Section] = []
+    pictures = 0
+    for number, part in enumerate([o for o in order if o], start=1):
+        tree = pkg.xml(part)
+        title, blocks, pics = _shapes(tree)
+        pictures += pics
+        head = places.slide_heading(number, title)
+        if blocks or title:
+            sections.append(Section((head,), "\n\n".join([title] + blocks if title else blocks)))
+        notes_part = next((t for k, t in relationships(pkg, part).items() if NOTES_REL in t), None)
+        if notes_part and pkg.has(notes_part):
+            _, notes, _ = _shapes(pkg.xml(notes_part), want_notes=True)
+            if notes:
+                sections.append(Section((head, places.NOTES), "\n\n".join(notes)))
+    if not sections:
+        if pictures:
+            raise EmptyDocument(f"{name} holds only pictures ({pictures}) and no text; "
+                                "reading text in pictures (OCR) is not available yet")
+        raise EmptyDocument(f"{name} has no text to index")
+    return Document("pptx", sections, pages=len(order))

@@ -1,0 +1,163 @@
+"""Spreadsheets (.xlsx, .xlsm, .csv, .tsv; .ods comes through ``odf``): each sheet a
+section, its first non-empty row the header, repeated in every piece when the sheet is cut by
+rows; each piece's heading path says which rows it holds. Formulas are not evaluated (the
+value the file last saved is read) and macros never run. Past ``MAX_CELLS`` cells the rest
+is left out and the document says so (a million cells would be some 10,000 passages: hours
+of embedding in the page). Sheets are read row by row (``iterparse``), never as one tree."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from datetime import datetime, timedelta
+from xml.etree import ElementTree as ET
+
+from .. import places
+from ..errors import CorruptFile, EmptyDocument
+from .document import Document, Section, split_rows, table_lines
+from .zipped import Package, relationships
+
+MAX_CELLS = 200_000
+S = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_COL = re.compile(r"([A-Z]+)(\d+)")
+_DATE_FORMATS = set(range(14, 23)) | set(range(45, 48))
+
+
+class Budget:
+    """Cells left to read in one file."""
+
+    def __init__(self, name: str):
+        self.name, self.left, self.capped = name, MAX_CELLS, False
+
+    def take(self, n: int) -> bool:
+        self.left -= n
+        if self.left < 0:
+            self.capped = True
+        return not self.capped
+
+    def note(self) -> list[str]:
+        return [f"{self.name} has more than {MAX_CELLS:,} cells; only the first {MAX_CELLS:,} were read"] \
+            if self.capped else []
+
+
+def sheet_sections(title: str | None, rows: list[tuple[int, list[str]]]) -> list[Section]:
+    """A sheet's rows ``(row number, cells)`` as sections: one when it fits, else pieces."""
+    rows = [(n, [c.strip() for c in cells]) for n, cells in rows if any(c.strip() for c in cells)]
+    if not rows:
+        return []
+    width = max(len(c) for _, c in rows)
+    while width and not any(len(c) >= width and c[width - 1] for _, c in rows):
+        width -= 1
+    lines = table_lines([c[:width] for _, c in rows])
+    head = (places.sheet_heading(title),) if title is not None else ()
+    header, body, numbers = lines[:2], lines[2:], [n for n, _ in rows[1:]]
+    pieces = split_rows(header, body)
+    if len(pieces) <= 1:
+        return [Section(head, "\n".join(lines))]
+    return [Section(head + (places.rows_heading(numbers[a], numbers[b - 1]),), "\n".join(header + body[a:b]))
+            for a, b in pieces]
+
+
+def _column(ref: str) -> int:
+    m = _COL.match(ref or "")
+    if not m:
+        return -1
+    n = 0
+    for ch in m.group(1):
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def _date_styles(pkg: Package) -> set[int]:
+    root = pkg.optional_xml("xl/styles.xml")
+    if root is None:
+        return set()
+    custom = {int(f.get("numFmtId", "0")) for f in root.iter(f"{S}numFmt")
+              if re.search(r"[dmy]", re.sub(r'"[^"]*"|\[[^]]*\]', "", f.get("formatCode", "").lower()))}
+    xfs = root.find(f"{S}cellXfs")
+    return {i for i, xf in enumerate(xfs if xfs is not None else [])
+            if int(xf.get("numFmtId", "0")) in _DATE_FORMATS | custom}
+
+
+def _value(c: ET.Element, shared: list[str], dates: set[int]) -> str:
+    kind = c.get("t", "n")
+    if kind == "inlineStr":
+        return "".join(t.text or "" for t in c.iter(f"{S}t"))
+    v = c.find(f"{S}v")
+    text = v.text if v is not None and v.text is not None else ""
+    if kind == "s":
+        return shared[int(text)] if text.isdigit() and int(text) < len(shared) else ""
+    if kind == "b":
+        return "TRUE" if text == "1" else "FALSE"
+    if kind == "n" and text and c.get("s", "").isdigit() and int(c.get("s")) in dates:
+        try:
+            day = datetime(1899, 12, 30) + timedelta(days=float(text))
+            return day.strftime("%Y-%m-%d") if day.hour == day.minute == 0 else day.isoformat(" ", "minutes")
+        except (ValueError, OverflowError):
+            return text
+    return text
+
+
+def _rows(pkg: Package, part: str):
+    """A worksheet's ``<row>`` elements one at a time."""
+    data = pkg.raw(part)
+    if b"<!ENTITY" in data:
+        raise CorruptFile(f"{pkg.name} was refused: its part {part} declares XML entities")
+    try:
+        for _event, el in ET.iterparse(io.BytesIO(data)):
+            if el.tag == f"{S}row":
+                yield el
+    except ET.ParseError as e:
+        raise CorruptFile(f"{pkg.name} is damaged: its part {part} is not well-formed XML ({e})") from e
+
+
+def read_xlsx(name: str, data: bytes) -> Document:
+    pkg = Package(name, data, "an Excel workbook")
+    book = "xl/workbook.xml"
+    pkg.expect(book)
+    rels = relationships(pkg, book)
+    root = pkg.optional_xml("xl/sharedStrings.xml")
+    shared = ["".join(t.text or "" for t in si.iter(f"{S}t")) for si in root.iter(f"{S}si")] if root is not None else []
+    dates = _date_styles(pkg)
+    budget = Budget(name)
+    sections: list[Section] = []
+    sheets = list(pkg.xml(book).iter(f"{S}sheet"))
+    for sheet in sheets:
+        part = rels.get(sheet.get(f"{R}id", ""))
+        if not part or not pkg.has(part) or budget.capped:
+            continue
+        rows = []
+        for row in _rows(pkg, part):
+            cells = row.findall(f"{S}c")
+            if not budget.take(len(cells)):
+                break
+            out: list[str] = []
+            for i, c in enumerate(cells):
+                col = _column(c.get("r", "")) if c.get("r") else i
+                out += [""] * (max(col, len(out)) - len(out))
+                out.append(_value(c, shared, dates))
+            rows.append((int(row.get("r", len(rows) + 1)), out))
+            row.clear()
+        sections += sheet_sections(sheet.get("name", "?"), rows)
+    if not sections:
+        raise EmptyDocument(f"{name} has no cells with text or numbers")
+    return Document("xlsx", sections, notes=budget.note(), pages=len(sheets))
+
+
+def read_delimited(name: str, text: str, doc_type: str) -> Document:
+    budget = Budget(name)
+    rows = []
+    reader = csv.reader(io.StringIO(text), delimiter="\t" if doc_type == "tsv" else ",")
+    try:
+        for number, cells in enumerate(reader, start=1):
+            if not budget.take(len(cells)):
+                break
+            rows.append((number, cells))
+    except csv.Error:
+        rows = [(n, line.split("\t" if doc_type == "tsv" else ",")) for n, line in enumerate(text.splitlines(), 1)]
+    sections = sheet_sections(None, rows)
+    if not sections:
+        raise EmptyDocument(f"{name} has no text to index")
+    return Document(doc_type, sections, notes=budget.note(), pages=1)

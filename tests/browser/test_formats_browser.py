@@ -1,0 +1,152 @@
+"""Every format dropped into the page (one page for the module): the same chunks as the native
+side, a question only each file answers, the place its citation names; bad files refused with
+their typed reason and nothing stored; a PDF read by pdf.js cleaned like pypdf's."""
+
+from __future__ import annotations
+
+import pytest
+
+import formats
+from conftest import OriginGuard
+from pages import open_app, wait_until
+from readingroom import NewDocument
+from readingroom.chunking import ChunkSettings
+from readingroom.ingest import prepare
+
+GOOD = formats.good_files()
+DROP = """(names) => document.getElementById('activity').textContent.startsWith('Documents:')"""
+
+
+@pytest.fixture(scope="module")
+def shared(browser, site):
+    guard = OriginGuard(site)
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
+    ctx.route("**/*", guard.route)
+    ctx.on("request", guard.on_request)
+    pg = ctx.new_page()
+    pg.guard = guard
+    open_app(pg, site)
+    yield pg
+    ctx.close()
+    assert guard.offending == [], f"requests left the origin: {guard.offending}"
+
+
+def _drop(pg, files):
+    pg.set_input_files("#file-input", [{"name": n, "mimeType": "application/octet-stream", "buffer": b}
+                                        for n, b in files])
+    wait_until(pg, DROP, 600)
+
+
+def _chunks_of(pg, name: str, words: str) -> list[dict]:
+    """Every chunk of a document, in order: the neighbours of one that holds ``words``."""
+    return pg.evaluate("""async ([name, words]) => {
+        const r = await window.readingroom.query(words, {mode: 'lexical', k: 1, filters: {doc_names: [name]}});
+        const id = r.evidence[0].chunk_id;
+        return (await window.readingroom.neighbours(id, 100000, 100000)).chunks;
+    }""", [name, words])
+
+
+def test_every_format_in_the_page_reads_as_natively_and_answers_with_its_place(shared):
+    pg = shared
+    _drop(pg, [(name, data) for name, data, *_ in GOOD] + [("photo.bin", b"\x00\x01")])
+    shown = pg.inner_text("#file-messages")
+    assert "photo.bin: .bin files are not read (Reading Room reads" in shown, shown
+    names = {d["name"] for d in pg.evaluate("() => window.readingroom.documents()")}
+    assert names == {g[0] for g in GOOD}
+    # Office, OpenDocument, EPUB and RTF need nothing beyond the start-up's files; OCR's stay unloaded.
+    assert not [u for u in pg.guard.requests if "/vendor/ocr/" in u]
+    for name, data, question, phrase, place in GOOD:
+        _t, _text, native = prepare(NewDocument(name, data=data), ChunkSettings())
+        in_page = _chunks_of(pg, name, phrase)
+        assert [(c["text"], c["heading_path"]) for c in in_page] == [
+            (c.text, list(c.heading_path)) for c in native], name
+        r = pg.evaluate("(q) => window.readingroom.query(q, {k: 3})", question)
+        top = r["results"][0]
+        assert (top["doc_name"], phrase in top["text"]) == (name, True), (question, top["doc_name"])
+        assert top["place"].startswith(place), top["place"]
+
+
+def test_bad_files_in_the_page_get_their_typed_reason_and_nothing_is_stored(shared):
+    pg = shared
+    before = pg.evaluate("() => window.readingroom.status()")["documents"]
+    for name, make, kind, phrase in formats.BAD:
+        report = pg.evaluate("""async ([name, b64]) => window.readingroom.addDocuments(
+            [new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name)])""",
+                             [name, __import__("base64").b64encode(make()).decode()])
+        rows = report.get("rejected_files", []) + report.get("documents", [])
+        [got] = [r for r in rows if r["name"] == name]
+        if kind is None:
+            assert got["status"] == "added", got
+            pg.evaluate("(id) => window.readingroom.deleteDocument(id)", got["doc_id"])
+            continue
+        err = got.get("error") or got
+        assert (err["type"], phrase in err["message"]) == (kind, True), (name, got)
+    assert pg.evaluate("() => window.readingroom.status()")["documents"] == before
+
+
+def test_a_pdf_read_by_pdfjs_is_cleaned_and_titled_by_its_outline(shared):
+    pg = shared
+    data = formats.report_pdf(two_column=True)
+    _drop(pg, [("guide.pdf", data)])
+    chunks = _chunks_of(pg, "guide.pdf", "puffins")
+    text = "\n".join(c["text"] for c in chunks)
+    assert "Field Guide to Northern Birds" not in text and "Page " not in text
+    assert "differ-" not in text and text.count("differences") == 5
+    assert [c["heading_path"] for c in chunks][:5] == [[f"{n} {b}"] for n, b in enumerate(
+        ["Owls", "Gulls", "Puffins", "Terns", "Ravens"], 1)]
+    assert text.index("RIGHTCOLUMN") > text.rindex("Waders")
+    _t, _text, native = prepare(NewDocument("guide.pdf", data=data), ChunkSettings())
+    assert [" ".join(c["text"].split()) for c in chunks] == [" ".join(c.text.split()) for c in native]
+
+
+def test_scans_and_pictures_are_read_by_ocr_in_the_page(shared):
+    pg = shared
+    _drop(pg, [("scan.pdf", formats.scan_pdf()), ("bakery.png", formats.scan_png(formats.PICTURE_LINES))])
+    shown = pg.inner_text("#file-messages")
+    assert "scan.pdf: page 3 has no text (OCR found no words)" in shown, shown
+    r = pg.evaluate("(q) => window.readingroom.query(q, {k: 3})", "Who repaired the waterwheel?")
+    top = r["results"][0]
+    assert ("Klinkhammer" in top["text"], top["place"]) == (True, "scan.pdf · page 2 (OCR)"), top
+    r = pg.evaluate("(q) => window.readingroom.query(q, {k: 3})", "Who ordered rye flour?")
+    top = r["results"][0]
+    assert ("Pfannkuchen" in top["text"], top["place"]) == (True, "bakery.png · page 1 (OCR)"), top
+    assert [c["page"] for c in _chunks_of(pg, "scan.pdf", "cover letter")] == [1, 2]
+
+
+def test_an_ocr_language_file_that_fails_its_hash_is_refused_in_the_page(page):
+    # On the context: the service worker fetches for the page, and only context routes see its requests.
+    page.context.route("**/vendor/ocr/eng.traineddata.gz", lambda route: route.fulfill(body=b"not the model"))
+    report = page.evaluate("""async (b64) => window.readingroom.addDocuments(
+        [new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], 'bakery.png')])""",
+                           __import__("base64").b64encode(formats.scan_png(formats.PICTURE_LINES)).decode())
+    [got] = report.get("rejected_files") or [report]
+    assert got["type"] == "ocr_model" and "eng.traineddata.gz fails its check" in got["message"], got
+    assert page.evaluate("() => window.readingroom.status()")["documents"] == 0
+
+
+def test_ocr_files_are_kept_for_offline_use(page, context):
+    from pages import wait_ready
+
+    add = """async ([name, b64]) => window.readingroom.addDocuments(
+        [new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name)])"""
+    b64 = __import__("base64").b64encode(formats.scan_png(formats.PICTURE_LINES)).decode()
+    wait_until(page, "async () => (await window.readingroom.status()).offlineReady === true", 120)
+    assert page.evaluate(add, ["first.png", b64])["documents"][0]["status"] == "added"
+    context.set_offline(True)
+    page.reload()
+    wait_ready(page)
+    [again] = page.evaluate(add, ["second.png", b64])["documents"]  # a fresh worker, files from the cache
+    assert again["status"] == "added", again
+
+
+def test_cancel_while_ocr_reads_stores_nothing_of_those_files(page):
+    pictures = [(f"page-{n}.png", formats.scan_png([f"Page {n} of the ledger, line {k}." for k in range(30)], a4=True))
+                for n in range(3)]
+    page.evaluate("""(files) => { window.__adding = window.readingroom.addDocuments(files.map(([name, b64]) =>
+        new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name))); }""",
+                  [[n, __import__("base64").b64encode(b).decode()] for n, b in pictures])
+    wait_until(page, "() => document.getElementById('ingest-chunks-text').textContent.startsWith('Reading text in page-0.png (OCR)')", 120)
+    page.evaluate("() => window.readingroom.cancelIngest()")
+    report = page.evaluate("() => window.__adding")
+    assert {r["name"]: r["type"] for r in report["rejected_files"]} == {n: "cancelled" for n, _ in pictures}
+    assert page.evaluate("() => window.readingroom.status()")["documents"] == 0

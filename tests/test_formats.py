@@ -1,0 +1,132 @@
+"""Every format, natively: made by the library that writes it, read by ``extract``, added to a
+real library and asked a question only that file answers; the bad inputs get their typed
+refusal and leave nothing stored."""
+
+from __future__ import annotations
+
+import pytest
+
+import formats
+from helpers import run
+from readingroom import NewDocument
+from readingroom.chunking import ChunkSettings
+from readingroom.extract import extract
+from readingroom.extract.document import split_rows, table_text
+from readingroom.extract.sheets import MAX_CELLS
+from readingroom.ingest import prepare_document
+from readingroom.places import label
+
+GOOD = formats.good_files()
+
+
+@pytest.mark.parametrize("name,data,question,phrase,place", GOOD, ids=[g[0] for g in GOOD])
+def test_each_format_keeps_the_fact_and_says_where_it_is(name, data, question, phrase, place):
+    doc, _text, chunks = prepare_document(NewDocument(name, data=data), ChunkSettings())
+    holding = [c for c in chunks if phrase in c.text]
+    assert holding, [c.text for c in chunks]
+    assert label(name, doc.doc_type, holding[0].heading_path, holding[0].page).startswith(place)
+
+
+def test_a_question_only_each_file_answers_finds_that_file(library):
+    outcomes = run(library.add([NewDocument(name, data=data) for name, data, *_ in GOOD]))
+    assert [o.status for o in outcomes] == ["added"] * len(GOOD), [o.error for o in outcomes]
+    for name, _data, question, phrase, place in GOOD:
+        result = run(library.retrieve(question, {"k": 3}))
+        top = result.results[0]
+        assert (top.doc_name, phrase in top.text) == (name, True), (question, top.doc_name, top.text)
+        assert top.to_dict()["place"].startswith(place)
+
+
+def test_structure_is_kept():
+    docx = extract("report.docx", formats.docx_bytes())
+    paths = [s.heading_path for s in docx.sections]
+    assert paths == [("Annual report",), ("Annual report", "Costs"), ("Annual report", "Outlook")]
+    costs = docx.sections[1].text
+    assert "- Rent goes first" in costs and "1. Salaries come second" in costs
+    assert "| Item | Amount |\n|---|---|\n| Printer toner | 120 EUR |" in costs
+    assert costs.endswith("Comment: Check the toner price with Ingrid.")  # comments stay with their section
+    deck = extract("deck.pptx", formats.pptx_bytes())
+    assert [s.heading_path for s in deck.sections][:3] == [
+        ("Slide 1: Welcome",), ("Slide 1: Welcome", "Speaker notes"), ("Slide 2: Budget",)]
+    book = extract("book.epub", formats.epub_bytes())
+    assert [s.heading_path[0] for s in book.sections] == ["The harbour", "The storm", "The lighthouse keeper"]
+    rtf = extract("minutes.rtf", formats.rtf_bytes()).text()
+    assert rtf == "Minutes of the meeting\n\nThe café opens at seven.\n\nThe treasurer is \u201cMs Okafor\u201d."
+
+
+def test_a_long_sheet_is_cut_by_rows_with_its_header_in_every_piece():
+    sheet = extract("budget.xlsx", formats.xlsx_bytes())
+    pieces = [s for s in sheet.sections if s.heading_path[0] == "Sheet Q3"]
+    assert len(pieces) > 1
+    rows = []
+    for s in pieces:
+        lines = s.text.split("\n")
+        assert lines[:2] == ["| Region | Manager | Revenue |", "|---|---|---|"]
+        rows += lines[2:]
+    assert rows == [f"| Region {n} | Manager {n} | {n * 1000} |" for n in range(1, 80)] + [
+        "| Atlantis | Captain Nemo | 777777 |"]
+    first, last = pieces[0].heading_path[1], pieces[-1].heading_path[1]
+    assert first.startswith("Rows 2–") and last.endswith("–81")
+
+
+def test_tables_in_markdown_and_html_are_whole_or_split_with_the_header():
+    lines = ["| k | v |", "|---|---|"] + [f"| key {n} | value {n} |" for n in range(200)]
+    text = table_text(lines)
+    pieces = text.split("\n\n")
+    assert len(pieces) == len(split_rows(lines[:2], lines[2:])) > 1
+    assert all(p.startswith("| k | v |\n|---|---|\n") for p in pieces)
+    assert [r for p in pieces for r in p.split("\n")[2:]] == lines[2:]
+    small = "| a | b |\n|---|---|\n| 1 | 2 |"
+    assert table_text(small.split("\n")) == small
+    md = extract("t.md", ("# Prices\n\n" + "\n".join(lines) + "\n").encode())
+    assert md.text().count("| k | v |") == len(pieces)
+    html = extract("t.html", b"<table><tr><th>k</th><th>v</th></tr>"
+                   + b"".join(b"<tr><td>key %d</td><td>value %d</td></tr>" % (n, n) for n in range(200)) + b"</table>")
+    assert html.text() == text
+
+
+def test_a_huge_sheet_is_capped_with_a_message():
+    doc = extract("big.xlsx", formats.xlsx_bytes(cells=MAX_CELLS * 5))
+    assert doc.notes == [f"big.xlsx has more than {MAX_CELLS:,} cells; only the first {MAX_CELLS:,} were read"]
+    cells = sum(len(s.text.split("\n")[2:]) for s in doc.sections) * 100 + 100
+    assert cells == MAX_CELLS
+
+
+@pytest.mark.parametrize("name,make,kind,phrase", formats.BAD, ids=[b[0] for b in formats.BAD])
+def test_bad_inputs_are_refused_with_a_type_and_nothing_is_stored(library, name, make, kind, phrase):
+    [outcome] = run(library.add([NewDocument(name, data=make())]))
+    documents = library.documents()
+    if kind is None:  # macro-enabled files: their text only; the macros are never run
+        assert outcome.status == "added" and len(documents) == 1
+        return
+    assert (outcome.status, outcome.error["type"]) == ("error", kind), outcome
+    assert phrase in outcome.error["message"]
+    assert documents == []
+
+
+def test_scans_and_pictures_are_read_by_ocr_and_say_so(library):
+    import shutil
+
+    assert shutil.which("tesseract"), "OCR tests need Debian's tesseract-ocr and tesseract-ocr-eng (build.py test installs them)"
+    docs = [NewDocument("scan.pdf", data=formats.scan_pdf()), NewDocument("bakery.png", data=formats.scan_png(formats.PICTURE_LINES))]
+    outcomes = run(library.add(docs))
+    assert [o.status for o in outcomes] == ["added", "added"], outcomes
+    assert outcomes[0].notes == ("scan.pdf: page 3 has no text (OCR found no words)",)
+    result = run(library.retrieve("Who repaired the waterwheel?", {"k": 4}))
+    assert "Klinkhammer" in result.results[0].text and result.results[0].place == "scan.pdf · page 2 (OCR)"
+    result = run(library.retrieve("Who ordered rye flour?", {"k": 4}))
+    assert "Pfannkuchen" in result.results[0].text and result.results[0].place == "bakery.png · page 1 (OCR)"
+    [blank] = run(library.add([NewDocument("blank.png", data=formats.scan_png([]))]))
+    assert (blank.error["type"], "OCR found no words" in blank.error["message"]) == ("empty_document", True)
+    assert len(library.documents()) == 2
+
+
+def test_an_ocr_language_file_that_fails_its_hash_is_refused(library, tmp_path, monkeypatch):
+    from readingroom.extract import ocr
+
+    (tmp_path / "eng.traineddata").write_bytes(b"not the model")
+    monkeypatch.setenv("READINGROOM_TESSDATA", str(tmp_path))
+    [out] = run(library.add([NewDocument("mill.png", data=formats.scan_png(formats.SCAN_LINES))]))
+    assert out.error["type"] == "ocr_model" and "fails its check" in out.error["message"]
+    assert library.documents() == []
+    assert str(tmp_path / "eng.traineddata") not in ocr._checked

@@ -1,0 +1,44 @@
+"""PDFs as a person reads them (``extract.pdfclean``): running heads, footers and page numbers
+gone, broken words joined, ligatures undone, the outline as heading paths, two columns in
+order. The page hands pdf.js's pages and outline to the same function (tests/browser)."""
+
+from __future__ import annotations
+
+import formats
+from readingroom.extract import extract
+from readingroom.extract.pdfclean import document
+
+
+def test_a_generated_report_reads_cleanly_with_its_outline():
+    doc = extract("guide.pdf", formats.report_pdf(two_column=True))
+    text = doc.text()
+    assert "Field Guide to Northern Birds" not in text and "Page " not in text
+    assert "differ-" not in text and text.count("differences") == 5
+    assert [(s.heading_path, s.page) for s in doc.sections] == [
+        ((f"{n} {bird}",), n) for n, bird in enumerate(["Owls", "Gulls", "Puffins", "Terns", "Ravens"], 1)
+    ] + [(("6 Two columns",), 6)]
+    columns = doc.sections[-1].text
+    assert columns.index("RIGHTCOLUMN") > columns.rindex("Waders")
+
+
+def test_running_heads_with_the_page_number_ligatures_and_words_across_pages():
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+    pages = [f"Chapter {1 + n // 4}: Methods {n + 5}\nThe {words[n]} ﬁrst result is a broad ﬁnding\n"
+             f"that the case needs more obser-\nvation of {words[n]}.\n{n + 5}" for n in range(12)]
+    pages[3] = pages[3].replace("more obser-\nvation of delta.", "many obser-")
+    pages[4] = pages[4].replace("Chapter 2: Methods 9\n", "Chapter 2: Methods 9\nvations here.\n")
+    doc = document("m.pdf", pages, [(1, "Methods", 1), (2, "Later", 7)])
+    text = doc.text()
+    assert "Chapter" not in text and "\n5\n" not in text and "ﬁ" not in text
+    flat = " ".join(text.split())
+    assert "first result" in flat and "observation of alpha." in flat and "many observations here." in flat
+    assert {s.heading_path for s in doc.sections} == {("Methods",), ("Methods", "Later")}
+
+
+def test_a_pdf_without_text_is_refused_with_a_reason(library):
+    from helpers import run
+    from readingroom import NewDocument
+    from badinput import pdf_bytes
+
+    [out] = run(library.add([NewDocument("scan.pdf", data=pdf_bytes(["x"], image_only=True))]))
+    assert out.error["type"] == "empty_document" and "no text layer" in out.error["message"]
