@@ -19,6 +19,7 @@ from .options import Options
 from .reindex import Reindexed, reindex as _reindex
 from .retrieve import RetrievalResult
 from .seams import Embedder, Store
+from .store import open_location
 
 
 WARM_SLICE_S = 0.05  # warm-up work between two pauses (see ``Library.warm_in_background``)
@@ -37,13 +38,14 @@ class Library:
     def open(cls, path: str | os.PathLike = ":memory:", *, model_dir: str | None = None,
              embedder: Embedder | None = None, store: Store | None = None,
              storage_kind: str | None = None) -> "Library":
-        """Open (or create) an index. Natively ``path`` is a file; in the browser the
-        worker's database is used and ``storage_kind`` says where it lives."""
+        """Open (or create) an index. Natively ``path`` is a file or a Postgres URL
+        (``postgresql://…``, a shared library); in the browser the worker's database is used
+        and ``storage_kind`` says where it lives."""
         if embedder is None:
             embedder = make_embedder(model_dir, model_id=model_files.MODEL_ID,
                                      dim=model_files.DIM, max_tokens=model_files.MAX_TOKENS)
         if store is None:
-            store = open_store(path) if storage_kind is None else open_store(kind=storage_kind)
+            store = open_location(path) if storage_kind is None else open_store(kind=storage_kind)
         index = Index(store, Provenance(model_id=embedder.model_id, dim=embedder.dim))
         return cls(index, embedder)
 
