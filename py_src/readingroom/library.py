@@ -33,6 +33,12 @@ class Library:
         self.embedder = embedder
         self.chunking = chunking
         self.merging = False  # a bundled set is being read in (the browser's worker says so)
+        self.defaults: dict = {}  # retrieval options a workspace sets (workspace.py); a call's win
+
+    def _options(self, options: Options | dict | None) -> Options | dict | None:
+        if isinstance(options, Options) or not self.defaults:
+            return options
+        return {**self.defaults, **(options or {})}
 
     @classmethod
     def open(cls, path: str | os.PathLike = ":memory:", *, model_dir: str | None = None,
@@ -64,6 +70,7 @@ class Library:
 
     async def retrieve(self, query: str, options: Options | dict | None = None,
                        cancelled: Callable[[], bool] = lambda: False) -> RetrievalResult:
+        options = self._options(options)
         opts = options if isinstance(options, Options) else Options.from_dict(options)
         return await _retrieve.retrieve(self.index, self.embedder, query, opts, cancelled)
 
@@ -71,7 +78,7 @@ class Library:
                   cancelled: Callable[[], bool] = lambda: False) -> Answer:
         """A question (after ``history``: earlier questions or turn dicts, oldest first) answered
         from the documents: the quick answer, the sources and what a model would be sent."""
-        return await _ask(self.index, self.embedder, question, history, options, cancelled)
+        return await _ask(self.index, self.embedder, question, history, self._options(options), cancelled)
 
     async def check_answer(self, answer_text: str, passages: Sequence[dict]) -> dict:
         """A generated answer checked sentence by sentence against the ``[n]`` passages

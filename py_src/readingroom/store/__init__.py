@@ -35,3 +35,26 @@ def open_location(location: str | os.PathLike = ":memory:", **kw):
     from .._compat import open_store
 
     return open_store(location)
+
+
+def describe(location) -> str:
+    """A location for messages: a Postgres URL without its password."""
+    if is_url(location):
+        from .postgres import where_he_is
+
+        return "postgresql://" + where_he_is(str(location))
+    return str(location)
+
+
+def size_bytes(location) -> int:
+    """How large the library is on disk (an index file, or the Postgres database)."""
+    if not is_url(location):
+        return os.stat(location).st_size
+    from . import pg_sql
+    from .postgres import PostgresStore
+
+    store = PostgresStore(str(location), max_size=1)
+    try:
+        return int(store.query(pg_sql.SIZE)[0][0])
+    finally:
+        store.close()

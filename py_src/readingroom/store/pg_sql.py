@@ -184,6 +184,20 @@ LIMIT %s
 """
 ANALYZE = "ANALYZE"
 
+# -- a copy for the page (``readingroom export``: store/export.py), in one snapshot -------------
+SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+EXPORT_DOCS = """
+SELECT id, name, doc_type, content_hash, size, added_at, source_type, date, meta::text
+FROM documents ORDER BY id
+"""
+EXPORT_TAGS = "SELECT doc_id, tag FROM doc_tags ORDER BY doc_id, tag"
+EXPORT_CHUNKS = """
+SELECT id, doc_id, idx, page, start_char, end_char, heading_path::text, heading, token_count,
+       text, text_hash, embedding
+FROM chunks ORDER BY id
+"""
+SIZE = "SELECT pg_database_size(current_database())"
+
 
 def meta_params(key: str, value: Any) -> list[Any]:
     return [str(key), json.dumps(value)]
