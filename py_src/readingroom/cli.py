@@ -237,7 +237,7 @@ def cmd_status(args) -> int:
     if args.json:
         print(json.dumps(s, indent=1))
     else:
-        print(f"index: {args.index} ({s['size_bytes'] / 1e6:.1f} MB)\ndocuments: {s['documents']}\n"
+        print(f"index: {s['index']} ({s['size_bytes'] / 1e6:.1f} MB)\ndocuments: {s['documents']}\n"
               f"chunks: {s['chunks']}\nmodel: {s['model']['id']} ({s['model']['dim']}-d)")
         if s["reason"]:
             _say(s["reason"])
