@@ -14,7 +14,7 @@ from typing import Callable
 
 
 from . import fuse, merge, pack, reasons, rerank, search, syntax
-from .errors import Cancelled, EmbedderError, StorageError
+from .errors import Cancelled, DatabaseUnavailable, EmbedderError, StorageError
 from .fts import terms
 from .index import Index
 from .options import MAX_QUERY_CHARS, Options
@@ -136,6 +136,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         if index.is_empty():  # nothing to search: say so rather than search nothing
             return RetrievalResult(query=query, reason=reasons.NO_DOCUMENTS,
                                    stats={"timings_ms": clock.total(), "options": options.to_dict()})
+    except DatabaseUnavailable:
+        raise  # a server that cannot be reached is the caller's to report (CLI exit 2, serve 503)
     except StorageError as e:
         return RetrievalResult(query=query, reason=reasons.ERROR,
                                stats={"error": str(e), "timings_ms": clock.total()})
@@ -192,6 +194,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     except StorageError as e:
         if pending is not None and hasattr(pending, "close"):
             pending.close()  # never awaited: say so to the coroutine rather than leak a warning
+        if isinstance(e, DatabaseUnavailable):
+            raise
         return RetrievalResult(query=query, reason=reasons.ERROR,
                                stats={"error": str(e), "timings_ms": clock.total()})
 
@@ -219,6 +223,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     try:
         texts = search.texts_for(index.store, {h.chunk_id for h in chosen + head} | {c for c, _ in floored}
                                  | {d.chunk_id for d in documents})
+    except DatabaseUnavailable:
+        raise
     except StorageError as e:
         return RetrievalResult(query=query, reason=reasons.ERROR, stats={"error": str(e), "timings_ms": clock.total()})
     chosen, head = search.with_texts(chosen, texts), search.with_texts(head, texts)

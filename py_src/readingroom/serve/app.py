@@ -128,9 +128,16 @@ def make_app(library, tokens: TokenFile, config: Config = Config()) -> Starlette
             raise BadInput(f"{key} must be a string")
         return v
 
+    async def library_status() -> dict:
+        s = await call(library.status)
+        if "error" in s:  # status() reports a failure rather than raise: say it as HTTP does
+            e = s["error"]
+            raise HttpError(503 if e["type"] in ("unavailable", "extension_missing") else 500, e["type"], e["message"])
+        return s
+
     @guarded(write=False)
     async def status(request):
-        return await call(library.status)
+        return await library_status()
 
     @guarded(write=False)
     async def search(request):
@@ -160,13 +167,13 @@ def make_app(library, tokens: TokenFile, config: Config = Config()) -> Starlette
         docs = [NewDocument(name=str(d.get("name", "")), text=d.get("text"), doc_type=d.get("type"),
                             meta=d.get("meta") or {}) for d in items]
         outcomes = await call(lambda: run(library.add(docs)))
-        return {"documents": [o.to_dict() for o in outcomes], "status": await call(library.status)}
+        return {"documents": [o.to_dict() for o in outcomes], "status": await library_status()}
 
     @guarded(write=True)
     async def delete(request):
         doc_id = request.path_params["doc_id"]
         deleted = await call(lambda: library.delete(doc_id))
-        return {"deleted": deleted, "status": await call(library.status)}
+        return {"deleted": deleted, "status": await library_status()}
 
     routes = [
         Route("/v1/status", status, methods=["GET"]),

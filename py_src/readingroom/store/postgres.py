@@ -48,7 +48,7 @@ class PostgresStore:
     kind = "postgres"
     dialect = pg_sql
 
-    def __init__(self, url: str, *, max_size: int = 8, timeout: float = 10.0):
+    def __init__(self, url: str, *, max_size: int = 8, timeout: float = 5.0):
         import psycopg
         from psycopg_pool import ConnectionPool
 
@@ -63,10 +63,12 @@ class PostgresStore:
             raise BadInput(f"not a usable Postgres URL ({_first_line(e)})") from e
         except psycopg.Error as e:
             raise StorageError(f"Postgres at {self.where}: {_first_line(e)}") from e
-        self.pool = ConnectionPool(url, min_size=1, max_size=max_size, timeout=timeout,
-                                   kwargs={"autocommit": True}, check=ConnectionPool.check_connection,
-                                   num_workers=1, open=True, name="readingroom")
+        self._pool_args = dict(min_size=1, max_size=max_size, timeout=timeout, kwargs={"autocommit": True},
+                               check=ConnectionPool.check_connection, num_workers=1, name="readingroom")
+        self.pool = ConnectionPool(url, open=True, **self._pool_args)
         self._local = threading.local()
+        self._lock = threading.Lock()
+        self._down = False  # the server was unreachable: probe it before waiting on the pool
 
     def _check_server(self, conn) -> None:
         version = int(conn.execute("SHOW server_version_num").fetchone()[0])
@@ -88,7 +90,27 @@ class PostgresStore:
     # -- the Store seam ------------------------------------------------------------------
     def _connection(self):
         conn = getattr(self._local, "conn", None)
-        return nullcontext(conn) if conn is not None else self.pool.connection()
+        if conn is not None:
+            return nullcontext(conn)
+        if self._down:
+            self._recover()
+        return self.pool.connection()
+
+    def _recover(self) -> None:
+        """After the server was unreachable: fail at once while it still is (rather than wait
+        for the pool's timeout on every call), and start a fresh pool once it is back."""
+        from psycopg_pool import ConnectionPool
+
+        with self._lock:
+            if not self._down:
+                return
+            try:
+                self._psycopg.connect(self.url, autocommit=True, connect_timeout=3).close()
+            except self._psycopg.Error as e:
+                raise DatabaseUnavailable(f"cannot reach Postgres at {self.where}: {_first_line(e)}") from e
+            old, self.pool = self.pool, ConnectionPool(self.url, open=True, **self._pool_args)
+            self._down = False
+        old.close(timeout=0)
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -96,7 +118,14 @@ class PostgresStore:
 
         try:
             yield
-        except (self._psycopg.OperationalError, PoolTimeout) as e:
+        except PoolTimeout as e:
+            try:  # every connection busy, or none can be made: only the second needs a new pool
+                self._psycopg.connect(self.url, autocommit=True, connect_timeout=3).close()
+            except self._psycopg.Error:
+                self._down = True
+            raise DatabaseUnavailable(f"Postgres at {self.where} did not answer in time: {_first_line(e)}") from e
+        except self._psycopg.OperationalError as e:
+            self._down = True
             raise DatabaseUnavailable(f"cannot reach Postgres at {self.where}: {_first_line(e)}") from e
         except self._psycopg.Error as e:
             raise StorageError(f"Postgres: {_first_line(e)}") from e
@@ -104,6 +133,8 @@ class PostgresStore:
     def execute_script(self, sql: str) -> None:
         if sql == pg_sql.BEGIN:
             with self._errors():
+                if self._down:
+                    self._recover()
                 conn = self.pool.getconn()
                 try:
                     conn.execute(sql)
