@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     tsv          tsvector NOT NULL,
     UNIQUE (doc_id, idx)
 );
-CREATE INDEX IF NOT EXISTS chunks_tsv ON chunks USING gin (tsv);
+{gin};
 CREATE TABLE IF NOT EXISTS doc_tags (
     doc_id bigint NOT NULL REFERENCES documents(id),
     tag    text NOT NULL,
@@ -69,20 +69,24 @@ CREATE TABLE IF NOT EXISTS doc_tags (
 );
 {vec_table}
 """
+# The two search indexes, also dropped and made again around a bulk load (bench/pg_bench.py).
+GIN_INDEX = "CREATE INDEX IF NOT EXISTS chunks_tsv ON chunks USING gin (tsv)"
+HNSW_INDEX = "CREATE INDEX IF NOT EXISTS chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops)"
+DROP_SEARCH_INDEXES = "DROP INDEX IF EXISTS chunks_tsv, chunks_embedding"
 # The vector column and its HNSW index; the dimension is part of the column's type.
 VEC_TABLE = """
 ALTER TABLE chunks ADD COLUMN IF NOT EXISTS embedding vector({dim});
-CREATE INDEX IF NOT EXISTS chunks_embedding ON chunks USING hnsw (embedding vector_cosine_ops);
+{hnsw};
 """
 DROP_VEC_TABLE = "ALTER TABLE chunks DROP COLUMN IF EXISTS embedding"
 
 
 def schema(dim: int) -> str:
-    return SCHEMA.format(vec_table=vec_table(dim))
+    return SCHEMA.format(vec_table=vec_table(dim), gin=GIN_INDEX)
 
 
 def vec_table(dim: int) -> str:
-    return VEC_TABLE.format(dim=int(dim))
+    return VEC_TABLE.format(dim=int(dim), hnsw=HNSW_INDEX)
 
 
 HAS_SCHEMA = """
