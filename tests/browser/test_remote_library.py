@@ -116,3 +116,19 @@ def test_a_remote_library_answers_beside_the_local_one_and_learns_nothing_of_it(
     finally:
         ctx.close()
     assert guard.offending == [], f"requests left the page's origin and the remote library: {guard.offending}"
+
+
+def test_the_debug_view_says_how_the_query_was_read(page):
+    page.evaluate("(d) => window.readingroom.addDocuments(d)", [SECRET])
+    page.evaluate("() => { const t = document.getElementById('debug-toggle'); t.checked = true;"
+                  " t.dispatchEvent(new Event('change')); }")
+    page.check("#mode-search")
+    for text, said in [('"vault kettle', "Query read as plain (syntax: web): a quote is not closed"),
+                       ('"vault" -bread', "Query read as web (syntax: web)")]:
+        page.evaluate("() => { delete document.getElementById('results').dataset.query; }")
+        page.fill("#query", text)
+        page.click("#query-button")
+        page.wait_for_function("(q) => document.getElementById('results').dataset.query === q", arg=text,
+                               timeout=WAIT_MS)
+        page.wait_for_function("(s) => document.querySelector('.debug-syntax')?.textContent.startsWith(s)",
+                               arg=said, timeout=WAIT_MS)
