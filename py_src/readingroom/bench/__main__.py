@@ -122,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         from . import pg_bench
 
         with tempfile.TemporaryDirectory() as tmp:
-            results["latency_postgres"] = pg_bench.run_bench(ds, args.chunks or [100_000], args.queries, args.db, Path(tmp))
+            results["latency_postgres"] = pg_bench.run_bench(ds, args.chunks or [100_000], args.queries, args.db, Path(tmp),
+                                                               args.json.with_suffix(".partial.json"))
     elif args.cmd == "latency":
         from . import latency
 

@@ -73,7 +73,7 @@ def bulk_load(url: str, source: Path, n_chunks: int, seed: int = 7) -> dict:
             written += take
             copy += 1
         loaded = time.perf_counter() - t0
-        conn.execute("SET maintenance_work_mem = '1GB'")
+        conn.execute("SET maintenance_work_mem = '4GB'")  # the HNSW graph of 1M vectors fits
         conn.execute("SET max_parallel_maintenance_workers = 1")
         t1 = time.perf_counter()
         conn.execute(pg_sql.GIN_INDEX)
@@ -208,25 +208,36 @@ def ndcg(ds, source: Path, url: str) -> dict:
     return out
 
 
-def run_bench(ds, sizes: list[int], queries: int, db: str | None, tmp: Path) -> dict:
+def run_bench(ds, sizes: list[int], queries: int, db: str | None, tmp: Path, partial: Path | None = None) -> dict:
+    """SciFact first (the corpus once, on both stores), then each size; what is measured so far
+    is written to ``partial`` after each step, so a long run that is stopped keeps its figures."""
     from .local_postgres import LocalPostgres
 
     server = None if db else LocalPostgres()
     new_db = (lambda: db) if db else server.new_database
+    out: dict = {"sizes": {}, "options": EVAL_OPTIONS}
+
+    def keep() -> None:
+        if partial is not None:
+            partial.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_text(json.dumps(out, indent=1))
+
     try:
         source, _ = build_index(ds)
         texts = [ds.queries[q] for q in list(ds.qrels)[:queries] if q in ds.queries]
-        out: dict = {"sizes": {}, "options": EVAL_OPTIONS}
+        url = new_db()
+        bulk_load(url, source, len(read_chunks(source)))
+        out["scifact"] = ndcg(ds, source, url)
+        keep()
         for n in sizes:
             url = new_db()
             _say(f"postgres, {n:,} chunks: loading")
             load = bulk_load(url, source, n)
             _say(f"  bulk load {load['load_s']} s, GIN {load['gin_s']} s, HNSW {load['hnsw_s']} s")
-            out["sizes"][str(n)] = {"build": load, **measure(url, texts, 10, 30.0, tmp)}
-        url = new_db()
-        chunks = len(read_chunks(source))
-        bulk_load(url, source, chunks)
-        out["scifact"] = ndcg(ds, source, url)
+            out["sizes"][str(n)] = {"build": load}
+            keep()
+            out["sizes"][str(n)].update(measure(url, texts, 10, 30.0, tmp))
+            keep()
         return out
     finally:
         if server is not None:
