@@ -114,3 +114,17 @@ def test_cli_with_a_stopped_or_wrong_server_exits_2_with_one_line(cli):
     p = cli("--db", "postgresql://postgres@127.0.0.1:1/x", "search", "tea", check=False)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
     assert "cannot reach Postgres at 127.0.0.1:1/x" in p.stderr
+
+
+def test_statistics_are_refreshed_after_a_bulk_add(postgres, embedder, monkeypatch):
+    import readingroom.library as library_module
+
+    monkeypatch.setattr(library_module, "ANALYZE_AFTER", 5)
+    lib = Library.open(postgres.new_database(), embedder=embedder)
+    count = "SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'chunks'"
+    run(lib.add(DOCS[:3]))
+    assert lib.index.store.query(count)[0][0] == 0
+    run(lib.add(DOCS[3:6]))  # 6 chunks since the start
+    assert lib.index.store.query(count)[0][0] == 1
+    assert lib.index.store.query("SELECT reltuples FROM pg_class WHERE relname = 'chunks'")[0][0] == 6
+    lib.close()

@@ -22,6 +22,7 @@ from .seams import Embedder, Store
 from .store import open_location
 
 
+ANALYZE_AFTER = 5_000  # chunks added before Postgres's statistics are refreshed
 WARM_SLICE_S = 0.05  # warm-up work between two pauses (see ``Library.warm_in_background``)
 WARM_PAUSE_S = 0.004  # > 2 ms: Pyodide's webloop then uses setTimeout
 
@@ -34,6 +35,7 @@ class Library:
         self.chunking = chunking
         self.merging = False  # a bundled set is being read in (the browser's worker says so)
         self.defaults: dict = {}  # retrieval options a workspace sets (workspace.py); a call's win
+        self._added_since_analyze = 0
 
     def _options(self, options: Options | dict | None) -> Options | dict | None:
         if isinstance(options, Options) or not self.defaults:
@@ -65,8 +67,20 @@ class Library:
             from .errors import EmbedderError
 
             raise EmbedderError("no embedder: documents cannot be added")
-        return await add_documents(self.index, self.embedder, docs, self.chunking, progress,
-                                   cancelled, then)
+        outcomes = await add_documents(self.index, self.embedder, docs, self.chunking, progress,
+                                       cancelled, then)
+        self._after_bulk(sum(o.chunks for o in outcomes if o.status in ("added", "replaced")))
+        return outcomes
+
+    def _after_bulk(self, chunks: int) -> None:
+        """Postgres plans its searches from table statistics: refreshed (ANALYZE) once
+        ``ANALYZE_AFTER`` chunks were added through this library since the last time."""
+        if self.index.sql.ANALYZE is None:
+            return
+        self._added_since_analyze += chunks
+        if self._added_since_analyze >= ANALYZE_AFTER:
+            self.index.store.query(self.index.sql.ANALYZE)
+            self._added_since_analyze = 0
 
     async def retrieve(self, query: str, options: Options | dict | None = None,
                        cancelled: Callable[[], bool] = lambda: False) -> RetrievalResult:

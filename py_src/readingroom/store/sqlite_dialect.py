@@ -18,6 +18,7 @@ BEGIN, COMMIT, ROLLBACK = "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"
 HAS_SCHEMA = "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'"
 DOC_EXISTS = "SELECT 1 FROM documents WHERE id = ?"
 INTEGRITY = "PRAGMA integrity_check"
+ANALYZE = None  # SQLite's planner needs no statistics here (the legs are in memory)
 META_EQUALS = "json_quote(json_extract(d.meta, ?)) = json_quote(json(?))"
 
 
