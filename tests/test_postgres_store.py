@@ -128,3 +128,18 @@ def test_statistics_are_refreshed_after_a_bulk_add(postgres, embedder, monkeypat
     assert lib.index.store.query(count)[0][0] == 1
     assert lib.index.store.query("SELECT reltuples FROM pg_class WHERE relname = 'chunks'")[0][0] == 6
     lib.close()
+
+
+def test_a_write_by_another_process_is_seen_by_the_words_kept_in_memory(postgres, embedder):
+    url = postgres.new_database()
+    reader, writer = Library.open(url, embedder=embedder), Library.open(url, embedder=embedder)
+    run(writer.add(DOCS[:2]))
+    assert run(reader.retrieve("zanzibar", {"mode": "lexical"})).results == []
+    assert reader.index.lexical_index() is not None  # BM25's lengths and postings now kept
+    run(writer.add([NewDocument("zanzibar.md", text="Zanzibar kettles are descaled yearly.")]))
+    r = run(reader.retrieve("zanzibar", {"mode": "lexical"}))
+    assert [s.doc_name for s in r.results] == ["zanzibar.md"]
+    writer.delete(next(d.id for d in writer.documents() if d.name == "zanzibar.md"))
+    assert run(reader.retrieve("zanzibar", {"mode": "lexical"})).results == []
+    reader.close()
+    writer.close()

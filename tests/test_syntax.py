@@ -121,3 +121,21 @@ def test_sql_looking_text_and_filter_values_never_reach_sql_as_syntax(both):
             r = run(lib.retrieve(text, {"syntax": "strict"}))
             assert r.reason is None
         assert lib.index.counts() == before and lib.index.integrity() == "ok"
+
+
+def test_words_are_ranked_by_the_same_bm25_on_both_stores(both):
+    """Words without operators: BM25 in memory on both stores (on Postgres from its tsvectors),
+    the same chunks in the same order with the same scores as FTS5's bm25()."""
+    sqlite, pg = both
+    for text in ["green tea", "coffee beans cold brew", "tea", "the fan stalls", "oven crust proof", "cafe naive"]:
+        ranked = []
+        for lib in both:
+            lexicon = lib.index.lexical_index()
+            assert lexicon is not None
+            hits = lexical_candidates(lib.index.store, text, 20, Filters(), lexicon)
+            rows = {h.chunk_id: h for h in _hits(lib, [c for c, _ in hits])}
+            ranked.append([(rows[c].doc_name, rows[c].chunk_index, round(s, 9)) for c, s in hits])
+        assert ranked[0] == ranked[1] and ranked[0], text
+        fts5 = lexical_candidates(sqlite.index.store, text, 20, Filters())  # FTS5's own bm25()
+        assert [round(s, 9) for _, s in fts5] == [s for *_, s in ranked[0]]
+    assert pg.index.vector_matrix() is None  # the vector leg stays Postgres's (HNSW)

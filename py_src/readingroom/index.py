@@ -301,7 +301,7 @@ class Index:
     def vector_matrix(self) -> VectorMatrix | None:
         """Every stored vector as one normalised matrix (see ``_keep``). None when the index
         is too large to keep one or its vectors cannot be mixed."""
-        if self.mismatch or not self.sql.IN_MEMORY_LEGS:
+        if self.mismatch or not self.sql.IN_MEMORY_VECTORS:
             return None
         return self._keep("vectors", self._build_matrix)
 
@@ -313,20 +313,13 @@ class Index:
     def lexical_index(self) -> LexicalIndex | None:
         """Chunk lengths for the in-memory BM25 (bm25.py), whose postings fill as queries use
         terms (see ``_keep``). None when the library is too large to keep them, or its
-        engine ranks the words itself (Postgres)."""
-        if not self.sql.IN_MEMORY_LEGS:
+        engine ranks the words itself."""
+        if not self.sql.IN_MEMORY_LEXICON:
             return None
         return self._keep("lexical", self._build_lexical)
 
     def _build_lexical(self) -> LexicalIndex | None:
-        _, chunks = self.counts()
-        if not LexicalIndex.fits(chunks):
-            return None
-        self.store.execute_script(self.sql.FTS_INSTANCES_TABLE)
-        ids, sizes = self.store.query(self.sql.FTS_SIZES)[0]
-        averages = self.store.query(self.sql.FTS_AVERAGES)
-        return LexicalIndex.from_fts5(ids, bytes.fromhex(sizes or ""), averages[0][0] if averages else b"",
-                                      self.sql.FTS_COLUMNS)
+        return self.sql.build_lexicon(self.store)
 
     def warm_steps(self) -> Iterator[str]:
         """Loads both in-memory legs in small steps, naming each as it is done ("lexical",
@@ -338,8 +331,8 @@ class Index:
         to be asked. A write in between makes what was
         loaded stale, and it is then loaded again on first use, as without a warm-up."""
         self.warm_pending = False
-        if self._warm is not None or not self.sql.IN_MEMORY_LEGS:
-            return  # one warm-up at a time; nothing to load when the engine searches
+        if self._warm is not None or not self.sql.IN_MEMORY_VECTORS:
+            return  # one warm-up at a time; on Postgres the first query loads BM25's lengths
         mine = self._warm = self._warming()
         try:
             yield from mine
@@ -423,7 +416,7 @@ class Index:
     def search_state(self) -> dict:
         """Whether the in-memory legs are loaded: "warming" (a warm-up is under way; queries
         are answered meanwhile), "ready", or "cold" (the next query loads them)."""
-        if not self.sql.IN_MEMORY_LEGS:
+        if not self.sql.IN_MEMORY_VECTORS:
             state = READY
         elif self._warm is not None or self.warm_pending:
             state = WARMING

@@ -73,8 +73,9 @@ def _allowed_ids(store: Store, f: Filters) -> np.ndarray | None:
     """The chunk ids a filter allows (None: no filter), for the in-memory legs' masks."""
     if not f.active:
         return None
-    where, params = filters_sql.where(f)
-    return np.array([r[0] for r in store.query(sql.ALLOWED.format(where=where), params)], dtype=np.int64)
+    d = dialect(store)
+    where, params = filters_sql.where(f, d)
+    return np.array([r[0] for r in store.query(d.ALLOWED.format(where=where), params)], dtype=np.int64)
 
 
 def _stored_vectors(store: Store, ids: np.ndarray) -> np.ndarray:
@@ -92,14 +93,14 @@ def lexical_candidates(store: Store, text: str, n: int, f: Filters,
     answers the queries it cannot (an operator, a word that is not one plain token, a term
     too large to keep). On Postgres: ``tsvector`` and ``ts_rank_cd`` (store/postgres.py)."""
     parsed = mode if isinstance(mode, syntax.Parsed) else syntax.parse(text, mode)
-    if dialect(store).NAME == "postgres":
-        from .store import postgres
-
-        return postgres.lexical_candidates(store, parsed, n, f)
     if lexicon is not None and parsed.ranked_words is not None:
         hits = _lexical_in_memory(store, lexicon, text, n, f)
         if hits is not None:
             return hits
+    if dialect(store).NAME == "postgres":
+        from .store import postgres
+
+        return postgres.lexical_candidates(store, parsed, n, f)
     # Words without operators: the MATCH expression of fts.py, as ever (bm25.py agrees with it).
     expr = match_expression(text) if parsed.ranked_words is not None else syntax.fts5_expression(parsed)
     if expr is None:
@@ -119,8 +120,8 @@ def _lexical_in_memory(store: Store, lexicon: LexicalIndex, text: str, n: int,
     words = query_terms(text)
     if words is None:
         return None
-    return lexicon.top(words, n, lambda word: store.query(sql.FTS_TERM_INSTANCES, (word,))[0][0],
-                       _allowed_ids(store, f))
+    instances = dialect(store).FTS_TERM_INSTANCES
+    return lexicon.top(words, n, lambda word: store.query(instances, (word,))[0][0], _allowed_ids(store, f))
 
 
 def hits_for(store: Store, ids: list[int], text: bool = True) -> dict[int, Hit]:

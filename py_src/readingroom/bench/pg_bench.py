@@ -64,12 +64,12 @@ def bulk_load(url: str, source: Path, n_chunks: int, seed: int = 7) -> dict:
                             cp.write_row((copy * len(docs) + doc_no[name] + 1, f"{name}#{copy}" if copy else name,
                                           doc_type, f"h{copy}-{doc_no[name]}", 0, "2026-11-24T00:00:00+00:00", "{}"))
                 with cur.copy("COPY chunks (id, doc_id, idx, page, start_char, end_char, heading_path, heading, "
-                              "token_count, text, text_hash, tsv, embedding) FROM STDIN") as cp:
+                              "token_count, text, text_hash, tsv, text_len, heading_len, embedding) FROM STDIN") as cp:
                     for i in range(take):
                         r = rows[i]
                         cp.write_row((written + i + 1, copy * len(docs) + doc_no[r["doc"]] + 1, r["idx"], r["page"],
                                       r["start"], r["end"], r["heading_path"], " > ".join(json.loads(r["heading_path"])),
-                                      r["tokens"], r["text"], r["text_hash"], tsv[i], pg_sql.vector_param(vecs[i])))
+                                      r["tokens"], r["text"], r["text_hash"], *tsv[i], pg_sql.vector_param(vecs[i])))
             written += take
             copy += 1
         loaded = time.perf_counter() - t0

@@ -11,7 +11,7 @@ from ..sql import *  # noqa: F401,F403 - the statements are this dialect
 from ..sql import INSERT_CHUNK, INSERT_VECTOR
 
 NAME = "sqlite"
-IN_MEMORY_LEGS = True  # the vector matrix and BM25 are kept in Python (vectors.py, bm25.py)
+IN_MEMORY_VECTORS = IN_MEMORY_LEXICON = True  # the vector matrix and BM25 in Python (vectors.py, bm25.py)
 PARAM = "?"
 TRUE = "1"
 BEGIN, COMMIT, ROLLBACK = "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"
@@ -42,3 +42,17 @@ def insert_chunk(store, row: tuple, vec: np.ndarray) -> int:
     cid = store.query(INSERT_CHUNK, row)[0][0]
     store.query(INSERT_VECTOR, (cid, vector_param(vec)))
     return cid
+
+
+def build_lexicon(store):
+    """BM25's chunk lengths from FTS5's own index (bm25.py); None past its memory bound."""
+    from ..bm25 import LexicalIndex
+    from ..sql import FTS_AVERAGES, FTS_COLUMNS, FTS_INSTANCES_TABLE, FTS_SIZES
+
+    chunks = store.query("SELECT count(*) FROM chunks")[0][0]
+    if not LexicalIndex.fits(chunks):
+        return None
+    store.execute_script(FTS_INSTANCES_TABLE)
+    ids, sizes = store.query(FTS_SIZES)[0]
+    averages = store.query(FTS_AVERAGES)
+    return LexicalIndex.from_fts5(ids, bytes.fromhex(sizes or ""), averages[0][0] if averages else b"", FTS_COLUMNS)
