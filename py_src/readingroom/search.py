@@ -15,7 +15,7 @@ import numpy as np
 
 from . import filters as filters_sql
 from . import sql, syntax
-from .bm25 import LexicalIndex, query_terms
+from .bm25 import LexicalIndex
 from .fts import match_expression
 from .records import Filters, Hit
 from .seams import Store
@@ -117,7 +117,7 @@ def lexical_candidates(store: Store, text: str, n: int, f: Filters,
 
 def _lexical_in_memory(store: Store, lexicon: LexicalIndex, text: str, n: int,
                        f: Filters) -> list[tuple[int, float]] | None:
-    words = query_terms(text)
+    words = dialect(store).query_terms(text)
     if words is None:
         return None
     instances = dialect(store).FTS_TERM_INSTANCES

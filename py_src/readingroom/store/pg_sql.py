@@ -264,6 +264,23 @@ def insert_chunk(store, row: tuple, vec: np.ndarray) -> int:
     return store.query(INSERT_CHUNK, (*row, *tsvector(text, heading), vector_param(vec)))[0][0]
 
 
+def query_terms(text: str) -> list[str] | None:
+    """The stored term of each of a query's words (``syntax.lexeme``: the stems are ours here,
+    so words outside ASCII are ranked in memory too); None when a word is several tokens
+    (a phrase, which ``FTS`` answers)."""
+    from ..fts import terms
+
+    out = []
+    for word in terms(text):
+        toks = syntax.tokens(word)
+        if not toks:
+            continue
+        if len(toks) > 1:
+            return None
+        out.append(syntax.lexeme(toks[0]))
+    return out
+
+
 def build_lexicon(store):
     """BM25's chunk lengths (bm25.py), whose postings are read term by term as queries use them
     (``FTS_TERM_INSTANCES``); None past its memory bound."""

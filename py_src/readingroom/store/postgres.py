@@ -24,7 +24,7 @@ from . import pg_sql
 
 MIN_SERVER = 160000  # Postgres 16
 MIN_PGVECTOR = (0, 8)  # iterative index scans
-EXACT_BELOW = 10_000  # chunks (in the library, or allowed by a filter) searched exhaustively
+EXACT_BELOW = 20_000  # chunks (in the library, or allowed by a filter) searched exhaustively (as vectors.py)
 INSTALL_PGVECTOR = ("install pgvector 0.8 or later on the Postgres server (Debian: apt install "
                     "postgresql-16-pgvector), then, as a superuser in this database: CREATE EXTENSION vector;")
 

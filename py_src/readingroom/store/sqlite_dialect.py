@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..bm25 import query_terms  # noqa: F401 - the FTS5 terms of a query's words
 from ..sql import *  # noqa: F401,F403 - the statements are this dialect
 from ..sql import INSERT_CHUNK, INSERT_VECTOR
 
