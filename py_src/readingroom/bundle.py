@@ -36,7 +36,7 @@ class Merged:
 
 
 def bundle_version(index: Index) -> str | None:
-    rows = index.store.query(sql.GET_META_KEY, (BUNDLE_VERSION_KEY,))
+    rows = index.store.query(index.sql.GET_META_KEY, (BUNDLE_VERSION_KEY,))
     return rows[0][0] if rows else None
 
 

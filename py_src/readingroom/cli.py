@@ -1,4 +1,5 @@
-"""``readingroom``: the same engine in a terminal, over one index file per workspace.
+"""``readingroom``: the same engine in a terminal, over one index file per workspace, or a
+shared library on Postgres (``--db postgresql://…``, or ``database`` in readingroom.toml).
 
 Every failure is one line on stderr and a non-zero exit code; the index is only ever
 changed one document per transaction, so an interrupted ``index`` can simply be re-run.
@@ -17,9 +18,11 @@ from pathlib import Path
 from . import reasons
 from .aio import run as run_sync
 from .ask_cli import add_parser as add_ask_parser
-from .errors import ReadingRoomError
+from .errors import BadInput, DatabaseUnavailable, ReadingRoomError
 from .extract import FORMATS, SUPPORTED
 from .ingest import NewDocument, document_hash, prepare
+from .store import describe, is_url, size_bytes
+from . import workspace as _workspace
 
 DEFAULT_INDEX = Path(".readingroom") / "index.sqlite"
 SUFFIXES = {f".{ext}": t for ext, t in FORMATS.items()}
@@ -33,16 +36,25 @@ class CliError(Exception):
         self.code = code
 
 
-def _open(index: Path, create: bool = False):
+_WORKSPACE = _workspace.Workspace()  # readingroom.toml, read by ``main``
+
+
+def _open(index: Path | str, create: bool = False):
+    """The library at ``index`` (a file, or a Postgres URL), with the workspace's settings."""
     from .library import Library
 
-    if not create and not index.exists():
-        raise CliError(f"no index at {index}; run `readingroom init` (or pass --index)", 2)
-    index.parent.mkdir(parents=True, exist_ok=True)
+    shown = describe(index)
+    if not is_url(index):
+        if not create and not index.exists():
+            raise CliError(f"no index at {index}; run `readingroom init` (or pass --index or --db)", 2)
+        index.parent.mkdir(parents=True, exist_ok=True)
     try:
-        return Library.open(index)
+        lib = Library.open(index, model_dir=_WORKSPACE.model_dir)
     except ReadingRoomError as e:
-        raise CliError(f"cannot open {index}: {e}", 2) from e
+        raise CliError(f"cannot open {shown}: {e}", 2) from e
+    lib.chunking = _WORKSPACE.chunking
+    lib.defaults = dict(_WORKSPACE.search)
+    return lib
 
 
 def _files(paths: list[str]) -> tuple[list[Path], list[tuple[Path, str]]]:
@@ -246,11 +258,11 @@ def cmd_status(args) -> int:
                     stale.append(f"unreadable: {d.name}")
     finally:
         lib.close()
-    s.update(index=str(args.index), size_bytes=args.index.stat().st_size, stale=stale)
+    s.update(index=describe(args.index), size_bytes=size_bytes(args.index), stale=stale)
     if args.json:
         print(json.dumps(s, indent=1))
     else:
-        print(f"index: {args.index} ({s['size_bytes'] / 1e6:.1f} MB)\ndocuments: {s['documents']}\n"
+        print(f"index: {s['index']} ({s['size_bytes'] / 1e6:.1f} MB)\ndocuments: {s['documents']}\n"
               f"chunks: {s['chunks']}\nmodel: {s['model']['id']} ({s['model']['dim']}-d)")
         if s["reason"]:
             _say(s["reason"])
@@ -284,6 +296,10 @@ def cmd_reindex(args) -> int:
 
 
 def cmd_init(args) -> int:
+    if is_url(args.index):
+        _open(args.index, create=True).close()
+        print(f"using library {describe(args.index)}")
+        return 0
     existed = args.index.exists()
     _open(args.index, create=True).close()
     print(f"{'using existing' if existed else 'created'} index {args.index}")
@@ -296,10 +312,15 @@ def cmd_export(args) -> int:
     if out.exists():
         raise CliError(f"{out} exists; choose another name")
     try:
-        lib.index.store.query("VACUUM INTO ?", (str(out),))  # a consistent snapshot
+        if is_url(args.index):
+            from .store.export import to_sqlite
+
+            to_sqlite(lib.index, out)  # one snapshot, written as the page's index file
+        else:
+            lib.index.store.query("VACUUM INTO ?", (str(out),))  # a consistent snapshot
     finally:
         lib.close()
-    print(f"exported {args.index} to {out}")
+    print(f"exported {describe(args.index)} to {out}")
     return 0
 
 
@@ -307,6 +328,9 @@ def cmd_import(args) -> int:
     src = Path(args.file)
     if not src.exists():
         raise CliError(f"{src}: no such file")
+    if is_url(args.index):
+        raise CliError("import replaces an index file; to fill a Postgres library, run `readingroom index` "
+                       "with --db on the files", 2)
     if args.index.exists() and not args.force:
         raise CliError(f"{args.index} exists; pass --force to replace it")
     probe = _open(src)
@@ -325,7 +349,9 @@ def cmd_import(args) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="readingroom", description="Search your documents, privately.")
-    p.add_argument("--index", type=Path, default=DEFAULT_INDEX, help=f"index file (default {DEFAULT_INDEX})")
+    p.add_argument("--index", type=Path, default=None, help=f"index file (default {DEFAULT_INDEX})")
+    p.add_argument("--db", help="the library: a Postgres URL (postgresql://user@host/db) or an index file")
+    p.add_argument("--workspace", type=Path, help=f"workspace file (default ./{_workspace.FILE_NAME} if present)")
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("init", help="create the index").set_defaults(fn=cmd_init)
     i = sub.add_parser("index", help="add or update files and folders")
@@ -363,13 +389,26 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("file")
     s.add_argument("--force", action="store_true")
     s.set_defaults(fn=cmd_import)
+    from .serve.cli import add_parser as add_serve_parser
+
+    add_serve_parser(sub, _open)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    global _WORKSPACE
     args = parser().parse_args(argv)
     try:
+        _WORKSPACE = _workspace.load(args.workspace)
+    except BadInput as e:
+        print(f"readingroom: {e}", file=sys.stderr)
+        return 2
+    args.index = _WORKSPACE.location(args.db, args.index, DEFAULT_INDEX)
+    try:
         return args.fn(args)
+    except DatabaseUnavailable as e:
+        print(f"readingroom: {e}", file=sys.stderr)
+        return 2
     except CliError as e:
         print(f"readingroom: {e}", file=sys.stderr)
         return e.code

@@ -82,6 +82,12 @@ class StorageError(ReadingRoomError):
     kind = "storage"
 
 
+class DatabaseUnavailable(StorageError):
+    """The database server cannot be reached (a wrong address, a stopped server)."""
+
+    kind = "unavailable"
+
+
 class ModelMismatch(ReadingRoomError):
     """The index was built by another embedding model or dimension; vectors must not be mixed."""
 
@@ -99,7 +105,8 @@ class EmbedderOffline(EmbedderError):
 
 
 class ExtensionMissing(ReadingRoomError):
-    """sqlite-vec or FTS5 is not loaded: a programming/packaging error, never a user one."""
+    """sqlite-vec or FTS5 is not loaded (a packaging error), or pgvector is not installed in a
+    Postgres database (the message says how to install it)."""
 
     kind = "extension_missing"
 

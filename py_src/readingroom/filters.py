@@ -1,4 +1,4 @@
-"""Filters as SQL: fixed fragments with ``?`` parameters, never user text in the SQL.
+"""Filters as SQL: fixed fragments with parameters, never user text in the SQL.
 
 The fragments refer to ``c`` (chunks) and ``d`` (documents), which every candidate query
 joins, so a filter means the same thing in the vector leg and the lexical leg.
@@ -6,7 +6,6 @@ joins, so a filter means the same thing in the vector leg and the lexical leg.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from . import sql
@@ -14,12 +13,16 @@ from .errors import BadInput
 from .records import Filters
 
 
-def _in(column: str, values: tuple) -> tuple[str, list[Any]]:
-    return f"{column} IN ({', '.join('?' * len(values))})", list(values)
+def _in(column: str, values: tuple, param: str = "?") -> tuple[str, list[Any]]:
+    return f"{column} IN ({', '.join([param] * len(values))})", list(values)
 
 
-def where(f: Filters) -> tuple[str, list[Any]]:
-    """A WHERE body (``1`` when nothing is filtered) and its parameters."""
+def where(f: Filters, dialect=None) -> tuple[str, list[Any]]:
+    """A WHERE body (true when nothing is filtered) and its parameters, in ``dialect``'s
+    terms (``store.sqlite_dialect`` unless given)."""
+    if dialect is None:
+        from .store import sqlite_dialect as dialect
+    p = dialect.PARAM
     parts: list[str] = []
     params: list[Any] = []
 
@@ -28,24 +31,22 @@ def where(f: Filters) -> tuple[str, list[Any]]:
         params.extend(ps)
 
     if f.doc_ids:
-        add(*_in("d.id", f.doc_ids))
+        add(*_in("d.id", f.doc_ids, p))
     if f.doc_names:
-        add(*_in("d.name", f.doc_names))
+        add(*_in("d.name", f.doc_names, p))
     if f.doc_types:
-        add(*_in("d.doc_type", f.doc_types))
+        add(*_in("d.doc_type", f.doc_types, p))
     if f.source_types:
-        add(*_in("d.source_type", f.source_types))
+        add(*_in("d.source_type", f.source_types, p))
     for tag in f.tags:
-        add("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc_id = d.id AND t.tag = ?)", [tag])
+        add(f"EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc_id = d.id AND t.tag = {p})", [tag])
     for key, value in f.metadata:
-        # json_extract gives SQL values; compare JSON-encoded to keep types exact.
-        add("json_quote(json_extract(d.meta, ?)) = json_quote(json(?))",
-            ["$." + json.dumps(str(key)), json.dumps(value)])
+        add(dialect.META_EQUALS, dialect.meta_params(key, value))
     if f.date_from:
-        add("d.date >= ?", [f.date_from])
+        add(f"d.date >= {p}", [f.date_from])
     if f.date_to:
-        add("d.date <= ?", [f.date_to])
-    return (" AND ".join(parts) or "1"), params
+        add(f"d.date <= {p}", [f.date_to])
+    return (" AND ".join(parts) or dialect.TRUE), params
 
 
 def from_dict(d: dict | None) -> Filters:

@@ -5,6 +5,10 @@ FTS5 string, and joined with OR (BM25 then ranks documents matching more and rar
 higher). Quotes, ``NEAR(``, ``*``, ``-``, ``:``, ``^`` and bare ``OR``/``AND``/``NOT`` all
 become plain words or disappear. Very common words are dropped when anything else is
 left: they add little to BM25 and are what makes the slow queries slow.
+
+This is how words typed without operators are searched (``syntax.py`` reads the operators
+of its ``web`` mode, and the ``phrase`` and ``strict`` modes, and renders them for FTS5 and
+for Postgres).
 """
 
 from __future__ import annotations

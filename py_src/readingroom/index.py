@@ -20,6 +20,7 @@ from .chunking import CHUNKER_VERSION
 from .errors import ExtensionMissing, ModelMismatch, StorageError
 from .records import Chunk
 from .seams import Store
+from .store import dialect
 from .bm25 import LexicalIndex
 from . import vectors
 from .vectors import MatrixBuilder, VectorMatrix, vec0_block
@@ -83,6 +84,7 @@ class Index:
 
     def __init__(self, store: Store, provenance: Provenance):
         self.store = store
+        self.sql = dialect(store)  # the engine's statements (sql.py for SQLite, store/pg_sql.py)
         self.provenance = provenance
         self._writes = 0  # commits made through this Index; the vector matrix follows them
         self._kept: dict[str, tuple[tuple, object]] = {}  # what ``_keep`` holds, by name
@@ -90,7 +92,7 @@ class Index:
         self.warm_pending = False  # a warm-up is about to start (the worker's background task)
         self.load_ms: dict[str, float] = {}  # how long the latest loads of the legs took
         try:
-            store.query(sql.EXTENSIONS)
+            store.query(self.sql.EXTENSIONS)
         except StorageError as e:
             raise ExtensionMissing(f"sqlite-vec is not loaded in this SQLite: {e}") from e
         self.stored_provenance = self._open()
@@ -102,18 +104,17 @@ class Index:
         self.mismatch: str | None = self._compare(self.stored_provenance)
 
     def _open(self) -> dict[str, str]:
-        meta = dict(self.store.query(sql.GET_META)) if self._has_schema() else {}
+        meta = dict(self.store.query(self.sql.GET_META)) if self._has_schema() else {}
         if not meta:
             with self.transaction():
-                self.store.execute_script(sql.schema(self.provenance.dim))
+                self.store.execute_script(self.sql.schema(self.provenance.dim))
                 for k, v in self.provenance.as_meta().items():
-                    self.store.query(sql.SET_META, (k, v))
+                    self.store.query(self.sql.SET_META, (k, v))
             meta = self.provenance.as_meta()
         return meta
 
     def _has_schema(self) -> bool:
-        rows = self.store.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'")
-        return bool(rows)
+        return bool(self.store.query(self.sql.HAS_SCHEMA))
 
     def _compare(self, meta: dict[str, str]) -> str | None:
         want = self.provenance.as_meta()
@@ -142,29 +143,29 @@ class Index:
     # -- transactions ----------------------------------------------------------------------
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        self.store.execute_script("BEGIN IMMEDIATE")
+        self.store.execute_script(self.sql.BEGIN)
         try:
             yield
         except BaseException:
             self._unfinished = None  # a record written in this transaction is undone with it
             try:
-                self.store.execute_script("ROLLBACK")
+                self.store.execute_script(self.sql.ROLLBACK)
             except StorageError:
                 pass  # the failed statement may already have ended the transaction
             raise
         finally:
             self._writes += 1
-        self.store.execute_script("COMMIT")
+        self.store.execute_script(self.sql.COMMIT)
 
     # -- documents -------------------------------------------------------------------------
     def find(self, name: str) -> tuple[int, str, str | None] | None:
         """The stored document of that name: (id, content hash, source type)."""
-        rows = self.store.query(sql.DOC_BY_NAME, (name,))
+        rows = self.store.query(self.sql.DOC_BY_NAME, (name,))
         return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
 
     def set_source(self, doc_id: int, source_type: str | None) -> None:
         with self.transaction():
-            self.store.query(sql.SET_DOC_SOURCE, (source_type, doc_id))
+            self.store.query(self.sql.SET_DOC_SOURCE, (source_type, doc_id))
 
     def replace_document(self, *, name: str, doc_type: str, content_hash: str, size: int,
                          meta: dict, chunks: Sequence[Chunk], vectors: np.ndarray,
@@ -181,20 +182,19 @@ class Index:
             old = self.find(name)
             if old:
                 self.delete_rows(old[0])
-            doc_id = self.store.query(sql.INSERT_DOC, (
+            doc_id = self.store.query(self.sql.INSERT_DOC, (
                 name, doc_type, content_hash, size,
                 datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 meta.get("source_type"), meta.get("date"), json.dumps(meta, sort_keys=True),
             ))[0][0]
             for tag in tags:
-                self.store.query(sql.INSERT_TAG, (doc_id, str(tag)))
+                self.store.query(self.sql.INSERT_TAG, (doc_id, str(tag)))
             for ch, vec, th in zip(chunks, vecs, text_hashes):
-                cid = self.store.query(sql.INSERT_CHUNK, (
+                self.sql.insert_chunk(self.store, (
                     doc_id, ch.doc_index, ch.page, ch.start, ch.end,
                     json.dumps(list(ch.heading_path)), " > ".join(ch.heading_path),
                     ch.token_count, ch.text, th,
-                ))[0][0]
-                self.store.query(sql.INSERT_VECTOR, (cid, vec.tobytes()))
+                ), vec)
             if unfinished is not None:
                 self._record_unfinished(unfinished)
         return doc_id
@@ -209,34 +209,34 @@ class Index:
     def _record_unfinished(self, names: Sequence[str]) -> None:
         self._unfinished = list(names)
         if names:
-            self.store.query(sql.SET_META, (UNFINISHED, json.dumps(list(names), ensure_ascii=False)))
+            self.store.query(self.sql.SET_META, (UNFINISHED, json.dumps(list(names), ensure_ascii=False)))
         else:
-            self.store.query(sql.DELETE_META, (UNFINISHED,))
+            self.store.query(self.sql.DELETE_META, (UNFINISHED,))
 
     def delete_rows(self, doc_id: int) -> None:
         """A document's rows, inside a transaction the caller holds."""
-        self.store.query(sql.DELETE_DOC_CHUNKS, (doc_id,))
-        self.store.query(sql.DELETE_DOC_TAGS, (doc_id,))
-        self.store.query(sql.DELETE_DOC, (doc_id,))
+        self.store.query(self.sql.DELETE_DOC_CHUNKS, (doc_id,))
+        self.store.query(self.sql.DELETE_DOC_TAGS, (doc_id,))
+        self.store.query(self.sql.DELETE_DOC, (doc_id,))
 
     def delete_document(self, doc_id: int) -> bool:
         if not sql.is_rowid(doc_id):
             return False
         with self.transaction():
-            existed = bool(self.store.query("SELECT 1 FROM documents WHERE id = ?", (doc_id,)))
+            existed = bool(self.store.query(self.sql.DOC_EXISTS, (doc_id,)))
             self.delete_rows(doc_id)
         return existed
 
     def documents(self) -> list[StoredDocument]:
-        return [StoredDocument(*r) for r in self.store.query(sql.LIST_DOCS)]
+        return [StoredDocument(*r) for r in self.store.query(self.sql.LIST_DOCS)]
 
     def counts(self) -> tuple[int, int]:
-        docs, chunks = self.store.query(sql.COUNTS)[0]
+        docs, chunks = self.store.query(self.sql.COUNTS)[0]
         return int(docs), int(chunks)
 
     def is_empty(self) -> bool:
         """No passage to search: a new library, or one whose documents were all deleted."""
-        return not self.store.query(sql.HAS_CHUNKS)[0][0]
+        return not self.store.query(self.sql.HAS_CHUNKS)[0][0]
 
     def replace_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> None:
         """Every chunk's vector at once, made by this app's model (see reindex.py): the
@@ -248,26 +248,26 @@ class Index:
             _, chunks = self.counts()
             if chunks != len(ids):
                 raise StorageError("the library changed while it was being re-indexed; try again")
-            self.store.execute_script(sql.DROP_VEC_TABLE)
-            self.store.execute_script(sql.vec_table(self.provenance.dim))
+            self.store.execute_script(self.sql.DROP_VEC_TABLE)
+            self.store.execute_script(self.sql.vec_table(self.provenance.dim))
             for cid, vec in zip(ids, vecs):
-                self.store.query(sql.INSERT_VECTOR, (int(cid), vec.tobytes()))
+                self.store.query(self.sql.INSERT_VECTOR, (int(cid), self.sql.vector_param(vec)))
             for k, v in self.provenance.as_meta().items():
-                self.store.query(sql.SET_META, (k, v))
+                self.store.query(self.sql.SET_META, (k, v))
         self.stored_provenance = self.provenance.as_meta()
         self.mismatch = None
 
     def vector(self, chunk_id: int) -> np.ndarray | None:
         if not sql.is_rowid(chunk_id):
             return None
-        rows = self.store.query(sql.GET_VECTOR, (chunk_id,))
-        return np.frombuffer(rows[0][0], dtype=np.float32) if rows else None
+        rows = self.store.query(self.sql.GET_VECTOR, (chunk_id,))
+        return self.sql.vector_value(rows[0][0]) if rows else None
 
     # -- the in-memory legs (vectors.py, bm25.py) ------------------------------------------
     def _key(self) -> tuple:
         """What the kept legs were built from: commits here, and ``PRAGMA data_version``,
         which changes when another connection commits."""
-        return (self._writes, self.store.query(sql.DATA_VERSION)[0][0])
+        return (self._writes, self.store.query(self.sql.DATA_VERSION)[0][0])
 
     def _kept_now(self, name: str, key: tuple) -> tuple[bool, object]:
         kept = self._kept.get(name)
@@ -301,7 +301,7 @@ class Index:
     def vector_matrix(self) -> VectorMatrix | None:
         """Every stored vector as one normalised matrix (see ``_keep``). None when the index
         is too large to keep one or its vectors cannot be mixed."""
-        if self.mismatch:
+        if self.mismatch or not self.sql.IN_MEMORY_VECTORS:
             return None
         return self._keep("vectors", self._build_matrix)
 
@@ -312,18 +312,14 @@ class Index:
 
     def lexical_index(self) -> LexicalIndex | None:
         """Chunk lengths for the in-memory BM25 (bm25.py), whose postings fill as queries use
-        terms (see ``_keep``). None when the library is too large to keep them."""
+        terms (see ``_keep``). None when the library is too large to keep them, or its
+        engine ranks the words itself."""
+        if not self.sql.IN_MEMORY_LEXICON:
+            return None
         return self._keep("lexical", self._build_lexical)
 
     def _build_lexical(self) -> LexicalIndex | None:
-        _, chunks = self.counts()
-        if not LexicalIndex.fits(chunks):
-            return None
-        self.store.execute_script(sql.FTS_INSTANCES_TABLE)
-        ids, sizes = self.store.query(sql.FTS_SIZES)[0]
-        averages = self.store.query(sql.FTS_AVERAGES)
-        return LexicalIndex.from_fts5(ids, bytes.fromhex(sizes or ""), averages[0][0] if averages else b"",
-                                      sql.FTS_COLUMNS)
+        return self.sql.build_lexicon(self.store)
 
     def warm_steps(self) -> Iterator[str]:
         """Loads both in-memory legs in small steps, naming each as it is done ("lexical",
@@ -335,8 +331,8 @@ class Index:
         to be asked. A write in between makes what was
         loaded stale, and it is then loaded again on first use, as without a warm-up."""
         self.warm_pending = False
-        if self._warm is not None:
-            return  # one warm-up at a time
+        if self._warm is not None or not self.sql.IN_MEMORY_VECTORS:
+            return  # one warm-up at a time; on Postgres the first query loads BM25's lengths
         mine = self._warm = self._warming()
         try:
             yield from mine
@@ -365,16 +361,16 @@ class Index:
             yield from self._matrix_steps(key)
         if lexicon is not None and len(lexicon) <= QUICK_SCANS_UP_TO:
             t1 = time.perf_counter()
-            self.store.execute_script(sql.FTS_TERMS_TABLE)
+            self.store.execute_script(self.sql.FTS_TERMS_TABLE)
             terms = yield from lexicon.common_terms(
-                lambda after: self.store.query(sql.FTS_TERM_COUNTS, (after, COMMON_TERMS_PAGE)))
+                lambda after: self.store.query(self.sql.FTS_TERM_COUNTS, (after, COMMON_TERMS_PAGE)))
             self.load_ms["terms_found"] = _ms_since(t1)
             read = 0.0
             for term in terms:
                 if self._key() != key:
                     return  # the library changed: what would be read now is another's
                 t2 = time.perf_counter()
-                instances = self.store.query(sql.FTS_TERM_INSTANCES, (term,))[0][0]
+                instances = self.store.query(self.sql.FTS_TERM_INSTANCES, (term,))[0][0]
                 read += time.perf_counter() - t2
                 lexicon.preload(term, instances)
                 yield "terms"
@@ -412,7 +408,7 @@ class Index:
         except (StorageError, ValueError):
             m = None  # another vec0 layout: read it the portable way
         if m is None or len(m) != chunks:
-            m = VectorMatrix.from_rows(self.store.query(sql.ALL_VECTORS), dim)
+            m = VectorMatrix.from_rows(self.store.query(self.sql.ALL_VECTORS), dim)
         self._kept["vectors"] = (key, m)
         self.load_ms["vectors_read"] = round(read * 1000, 1)
         self.load_ms["vectors"] = _ms_since(t0)
@@ -420,7 +416,9 @@ class Index:
     def search_state(self) -> dict:
         """Whether the in-memory legs are loaded: "warming" (a warm-up is under way; queries
         are answered meanwhile), "ready", or "cold" (the next query loads them)."""
-        if self._warm is not None or self.warm_pending:
+        if not self.sql.IN_MEMORY_VECTORS:
+            state = READY
+        elif self._warm is not None or self.warm_pending:
             state = WARMING
         else:
             key = self._key()
@@ -432,7 +430,7 @@ class Index:
         """sqlite-vec's blocks of 1,024 vectors, ``per_page`` blocks per statement."""
         last = -1
         while True:
-            page = self.store.query(sql.VECTOR_BLOCKS, (last, per_page))
+            page = self.store.query(self.sql.VECTOR_BLOCKS, (last, per_page))
             if page:
                 yield page
             if len(page) < per_page:
@@ -446,4 +444,4 @@ class Index:
                 yield row[1:]
 
     def integrity(self) -> str:
-        return str(self.store.query("PRAGMA integrity_check")[0][0])
+        return str(self.store.query(self.sql.INTEGRITY)[0][0])

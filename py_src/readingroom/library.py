@@ -19,8 +19,10 @@ from .options import Options
 from .reindex import Reindexed, reindex as _reindex
 from .retrieve import RetrievalResult
 from .seams import Embedder, Store
+from .store import open_location
 
 
+ANALYZE_AFTER = 5_000  # chunks added before Postgres's statistics are refreshed
 WARM_SLICE_S = 0.05  # warm-up work between two pauses (see ``Library.warm_in_background``)
 WARM_PAUSE_S = 0.004  # > 2 ms: Pyodide's webloop then uses setTimeout
 
@@ -32,18 +34,26 @@ class Library:
         self.embedder = embedder
         self.chunking = chunking
         self.merging = False  # a bundled set is being read in (the browser's worker says so)
+        self.defaults: dict = {}  # retrieval options a workspace sets (workspace.py); a call's win
+        self._added_since_analyze = 0
+
+    def _options(self, options: Options | dict | None) -> Options | dict | None:
+        if isinstance(options, Options) or not self.defaults:
+            return options
+        return {**self.defaults, **(options or {})}
 
     @classmethod
     def open(cls, path: str | os.PathLike = ":memory:", *, model_dir: str | None = None,
              embedder: Embedder | None = None, store: Store | None = None,
              storage_kind: str | None = None) -> "Library":
-        """Open (or create) an index. Natively ``path`` is a file; in the browser the
-        worker's database is used and ``storage_kind`` says where it lives."""
+        """Open (or create) an index. Natively ``path`` is a file or a Postgres URL
+        (``postgresql://…``, a shared library); in the browser the worker's database is used
+        and ``storage_kind`` says where it lives."""
         if embedder is None:
             embedder = make_embedder(model_dir, model_id=model_files.MODEL_ID,
                                      dim=model_files.DIM, max_tokens=model_files.MAX_TOKENS)
         if store is None:
-            store = open_store(path) if storage_kind is None else open_store(kind=storage_kind)
+            store = open_location(path) if storage_kind is None else open_store(kind=storage_kind)
         index = Index(store, Provenance(model_id=embedder.model_id, dim=embedder.dim))
         return cls(index, embedder)
 
@@ -57,11 +67,24 @@ class Library:
             from .errors import EmbedderError
 
             raise EmbedderError("no embedder: documents cannot be added")
-        return await add_documents(self.index, self.embedder, docs, self.chunking, progress,
-                                   cancelled, then)
+        outcomes = await add_documents(self.index, self.embedder, docs, self.chunking, progress,
+                                       cancelled, then)
+        self._after_bulk(sum(o.chunks for o in outcomes if o.status in ("added", "replaced")))
+        return outcomes
+
+    def _after_bulk(self, chunks: int) -> None:
+        """Postgres plans its searches from table statistics: refreshed (ANALYZE) once
+        ``ANALYZE_AFTER`` chunks were added through this library since the last time."""
+        if self.index.sql.ANALYZE is None:
+            return
+        self._added_since_analyze += chunks
+        if self._added_since_analyze >= ANALYZE_AFTER:
+            self.index.store.query(self.index.sql.ANALYZE)
+            self._added_since_analyze = 0
 
     async def retrieve(self, query: str, options: Options | dict | None = None,
                        cancelled: Callable[[], bool] = lambda: False) -> RetrievalResult:
+        options = self._options(options)
         opts = options if isinstance(options, Options) else Options.from_dict(options)
         return await _retrieve.retrieve(self.index, self.embedder, query, opts, cancelled)
 
@@ -69,7 +92,7 @@ class Library:
                   cancelled: Callable[[], bool] = lambda: False) -> Answer:
         """A question (after ``history``: earlier questions or turn dicts, oldest first) answered
         from the documents: the quick answer, the sources and what a model would be sent."""
-        return await _ask(self.index, self.embedder, question, history, options, cancelled)
+        return await _ask(self.index, self.embedder, question, history, self._options(options), cancelled)
 
     async def check_answer(self, answer_text: str, passages: Sequence[dict]) -> dict:
         """A generated answer checked sentence by sentence against the ``[n]`` passages

@@ -33,6 +33,8 @@ class Options:
     budget: int = 1200
     reserve: int = 0
     documents: int = 20  # document-level candidates returned
+    syntax: str = "web"  # how query text is read: web | plain | phrase | strict (syntax.py)
+    ef_search: int = 100  # HNSW's candidate list on Postgres (recall against speed)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -70,10 +72,16 @@ class Options:
             raise BadInput(f"fusion must be rrf or linear, not {self.fusion!r}")
         if self.normalisation not in ("minmax", "zscore", "sigmoid", "none"):
             raise BadInput(f"unknown normalisation {self.normalisation!r}")
-        for name in ("k", "candidates", "budget", "cap_per_key", "documents"):
+        for name in ("k", "candidates", "budget", "cap_per_key", "documents", "ef_search"):
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise BadInput(f"{name} must be a positive whole number, not {v!r}")
+        from .syntax import MODES
+
+        if self.syntax not in MODES:
+            raise BadInput(f"syntax must be one of {', '.join(MODES)}, not {self.syntax!r}")
+        if not isinstance(self.ef_search, int) or isinstance(self.ef_search, bool) or not 1 <= self.ef_search <= 1000:
+            raise BadInput(f"ef_search must be a whole number from 1 to 1000, not {self.ef_search!r}")
         if self.candidates > 4096:
             raise BadInput("candidates must be at most 4096")
         for name in ("floor", "budget", "reserve"):

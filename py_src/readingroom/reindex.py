@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import reasons, sql
+from . import reasons
 from .chunking import embedding_text
 from .errors import BadInput, Cancelled
 from .index import Index
@@ -50,7 +50,7 @@ async def reindex(index: Index, embedder: Embedder,
         raise BadInput(f"this index was chunked by chunker version {stored.get('chunker_version')!r} "
                        f"and this app uses {want.chunker_version!r}; delete its documents and add the files "
                        "again to re-chunk them")
-    rows = index.store.query(sql.REINDEX_CHUNKS)
+    rows = index.store.query(index.sql.REINDEX_CHUNKS)
     by_doc: dict[str, list[tuple[int, Chunk]]] = {}
     for cid, name, idx, text, heading_path in rows:
         chunk = Chunk(doc_index=int(idx), text=text, start=0, end=len(text),

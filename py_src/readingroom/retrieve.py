@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 
-from . import fuse, merge, pack, reasons, rerank, search, sql
-from .errors import Cancelled, EmbedderError, StorageError
+from . import fuse, merge, pack, reasons, rerank, search, syntax
+from .errors import Cancelled, DatabaseUnavailable, EmbedderError, StorageError
 from .fts import terms
 from .index import Index
 from .options import MAX_QUERY_CHARS, Options
@@ -136,11 +136,14 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         if index.is_empty():  # nothing to search: say so rather than search nothing
             return RetrievalResult(query=query, reason=reasons.NO_DOCUMENTS,
                                    stats={"timings_ms": clock.total(), "options": options.to_dict()})
+    except DatabaseUnavailable:
+        raise  # a server that cannot be reached is the caller's to report (CLI exit 2, serve 503)
     except StorageError as e:
         return RetrievalResult(query=query, reason=reasons.ERROR,
                                stats={"error": str(e), "timings_ms": clock.total()})
     truncated = len(text) > MAX_QUERY_CHARS
     text = text[:MAX_QUERY_CHARS]
+    parsed = syntax.parse(text, options.syntax)
     reason = None
 
     def check() -> None:
@@ -160,7 +163,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         lex: list[tuple[int, float]] = []
         if options.mode != "vector":
             lex = search.lexical_candidates(index.store, text, options.candidates, options.filters,
-                                            index.lexical_index())
+                                            index.lexical_index(), parsed)
         clock.lap("lexical")
         # The lexical candidates' rows are read while the query vector is still being computed
         # (in the page that wait is ~10 ms at 20k chunks); only the vector leg's new ids are
@@ -179,7 +182,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         floored: list[tuple[int, float]] = []
         if qvec is not None:
             vec = search.vector_candidates(index.store, qvec, options.candidates, options.filters,
-                                           index.vector_matrix())
+                                           index.vector_matrix(), options.ef_search)
             vec, floored = rerank.floor_vector_leg(vec, options.floor)
         clock.lap("vector")
         check()
@@ -191,6 +194,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     except StorageError as e:
         if pending is not None and hasattr(pending, "close"):
             pending.close()  # never awaited: say so to the coroutine rather than leak a warning
+        if isinstance(e, DatabaseUnavailable):
+            raise
         return RetrievalResult(query=query, reason=reasons.ERROR,
                                stats={"error": str(e), "timings_ms": clock.total()})
 
@@ -218,6 +223,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     try:
         texts = search.texts_for(index.store, {h.chunk_id for h in chosen + head} | {c for c, _ in floored}
                                  | {d.chunk_id for d in documents})
+    except DatabaseUnavailable:
+        raise
     except StorageError as e:
         return RetrievalResult(query=query, reason=reasons.ERROR, stats={"error": str(e), "timings_ms": clock.total()})
     chosen, head = search.with_texts(chosen, texts), search.with_texts(head, texts)
@@ -251,6 +258,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
                    "packed": len(packed.spans)},
         "query_truncated": truncated,
         "terms": terms(text),  # the words the lexical leg searched for, for highlighting
+        "syntax": parsed.describe(),  # how the text was read; a note when it was read as plain words
         "options": options.to_dict(),
         "model": embedder.model_id if embedder else None,
     }
@@ -286,10 +294,10 @@ def neighbours(index: Index, chunk_id: int, before: int = 1, after: int = 1) -> 
     """The chunk and up to ``before``/``after`` chunks on each side of it, in document order."""
     if index.is_empty():
         return reasons.Hits(reason=reasons.NO_DOCUMENTS)
-    if not sql.is_rowid(chunk_id):
+    if not index.sql.is_rowid(chunk_id):
         return reasons.Hits()
-    span = (min(max(0, n), sql.ROWID_MAX // 2) for n in (before, after))  # idx -/+ span stays bindable
-    rows = index.store.query(sql.NEIGHBOUR_IDS, (chunk_id, *span))
+    span = (min(max(0, n), index.sql.ROWID_MAX // 2) for n in (before, after))  # idx -/+ span stays bindable
+    rows = index.store.query(index.sql.NEIGHBOUR_IDS, (chunk_id, *span))
     ids = [int(r[0]) for r in rows]
     bases = search.hits_for(index.store, ids)
     return reasons.Hits(bases[c] for c in ids if c in bases)

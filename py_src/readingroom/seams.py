@@ -20,9 +20,15 @@ import numpy as np
 
 @runtime_checkable
 class Store(Protocol):
-    """SQL execution on SQLite with sqlite-vec and FTS5 loaded."""
+    """SQL execution on one engine: SQLite with sqlite-vec and FTS5 loaded (the page, the CLI's
+    index file), or Postgres with pgvector (``store/postgres.py``, a shared library).
 
-    kind: str  # "file", "memory" or "opfs": shown to the user as where data lives
+    A store may carry ``dialect``: the module of its engine's schema and statements
+    (``store/pg_sql.py``); a store without one is SQLite (``store/sqlite_dialect.py``, the
+    statements of ``sql.py``). ``store.dialect`` picks it, once, for ``Index`` and ``search``.
+    """
+
+    kind: str  # "file", "memory", "opfs" or "postgres": shown to the user as where data lives
 
     def execute_script(self, sql: str) -> None:
         """Run one or more statements without parameters or results."""

@@ -14,11 +14,12 @@ import json
 import numpy as np
 
 from . import filters as filters_sql
-from . import sql
-from .bm25 import LexicalIndex, query_terms
+from . import sql, syntax
+from .bm25 import LexicalIndex
 from .fts import match_expression
 from .records import Filters, Hit
 from .seams import Store
+from .store import dialect
 from .vectors import VectorMatrix
 
 VEC0_MAX_K = 4096  # sqlite-vec's limit on k in one KNN query
@@ -30,9 +31,14 @@ def _as_blob(qvec: np.ndarray) -> bytes:
 
 
 def vector_candidates(store: Store, qvec: np.ndarray, n: int, f: Filters,
-                      matrix: VectorMatrix | None = None) -> list[tuple[int, float]]:
+                      matrix: VectorMatrix | None = None, ef_search: int = 100) -> list[tuple[int, float]]:
     """``(chunk_id, cosine similarity)``, best first, at most ``n``. With the in-memory
-    ``matrix`` the search is one mat-vec (a filter is a mask); without it, vec0's KNN."""
+    ``matrix`` the search is one mat-vec (a filter is a mask); without it, vec0's KNN (on
+    Postgres, HNSW with ``ef_search``: store/postgres.py)."""
+    if dialect(store).NAME == "postgres":
+        from .store import postgres
+
+        return postgres.vector_candidates(store, qvec, n, f, ef_search)
     if matrix is not None:
         return matrix.top(qvec, n, _allowed_ids(store, f), lambda ids: _stored_vectors(store, ids))
     blob = _as_blob(qvec)
@@ -67,8 +73,9 @@ def _allowed_ids(store: Store, f: Filters) -> np.ndarray | None:
     """The chunk ids a filter allows (None: no filter), for the in-memory legs' masks."""
     if not f.active:
         return None
-    where, params = filters_sql.where(f)
-    return np.array([r[0] for r in store.query(sql.ALLOWED.format(where=where), params)], dtype=np.int64)
+    d = dialect(store)
+    where, params = filters_sql.where(f, d)
+    return np.array([r[0] for r in store.query(d.ALLOWED.format(where=where), params)], dtype=np.int64)
 
 
 def _stored_vectors(store: Store, ids: np.ndarray) -> np.ndarray:
@@ -78,15 +85,24 @@ def _stored_vectors(store: Store, ids: np.ndarray) -> np.ndarray:
 
 
 def lexical_candidates(store: Store, text: str, n: int, f: Filters,
-                       lexicon: LexicalIndex | None = None) -> list[tuple[int, float]]:
+                       lexicon: LexicalIndex | None = None,
+                       mode: str | syntax.Parsed = "web") -> list[tuple[int, float]]:
     """``(chunk_id, -bm25)``, best first, at most ``n``; empty when no word survives escaping.
-    With ``lexicon`` the ranking is computed in memory (bm25.py); FTS5 answers the queries
-    it cannot (a word that is not one plain token, a term too large to keep)."""
-    if lexicon is not None:
+    ``mode``: how the text is read (syntax.py), or the text already read. With ``lexicon``
+    the ranking of words typed without operators is computed in memory (bm25.py); FTS5
+    answers the queries it cannot (an operator, a word that is not one plain token, a term
+    too large to keep). On Postgres: ``tsvector`` and ``ts_rank_cd`` (store/postgres.py)."""
+    parsed = mode if isinstance(mode, syntax.Parsed) else syntax.parse(text, mode)
+    if lexicon is not None and parsed.ranked_words is not None:
         hits = _lexical_in_memory(store, lexicon, text, n, f)
         if hits is not None:
             return hits
-    expr = match_expression(text)
+    if dialect(store).NAME == "postgres":
+        from .store import postgres
+
+        return postgres.lexical_candidates(store, parsed, n, f)
+    # Words without operators: the MATCH expression of fts.py, as ever (bm25.py agrees with it).
+    expr = match_expression(text) if parsed.ranked_words is not None else syntax.fts5_expression(parsed)
     if expr is None:
         return []
     if f.active:
@@ -101,11 +117,11 @@ def lexical_candidates(store: Store, text: str, n: int, f: Filters,
 
 def _lexical_in_memory(store: Store, lexicon: LexicalIndex, text: str, n: int,
                        f: Filters) -> list[tuple[int, float]] | None:
-    words = query_terms(text)
+    words = dialect(store).query_terms(text)
     if words is None:
         return None
-    return lexicon.top(words, n, lambda word: store.query(sql.FTS_TERM_INSTANCES, (word,))[0][0],
-                       _allowed_ids(store, f))
+    instances = dialect(store).FTS_TERM_INSTANCES
+    return lexicon.top(words, n, lambda word: store.query(instances, (word,))[0][0], _allowed_ids(store, f))
 
 
 def hits_for(store: Store, ids: list[int], text: bool = True) -> dict[int, Hit]:
@@ -113,7 +129,8 @@ def hits_for(store: Store, ids: list[int], text: bool = True) -> dict[int, Hit]:
     ``text`` their text is empty until ``texts_for`` reads it for the few that are shown."""
     if not ids:
         return {}
-    statement = sql.CHUNK_ROWS if text else sql.CHUNK_ROWS_NO_TEXT
+    d = dialect(store)
+    statement = d.CHUNK_ROWS if text else d.CHUNK_ROWS_NO_TEXT
     rows = json.loads(store.query(statement, (json.dumps([int(i) for i in ids]),))[0][0])
     out: dict[int, Hit] = {}
     for cid, doc_id, name, doc_type, idx, text, s, e, th, tc, hp, page, meta in rows:
@@ -129,7 +146,7 @@ def texts_for(store: Store, ids) -> dict[int, str]:
     """The texts of a few chunks, by id, in one statement."""
     if not ids:
         return {}
-    rows = json.loads(store.query(sql.CHUNK_TEXTS, (json.dumps(sorted(int(i) for i in ids)),))[0][0])
+    rows = json.loads(store.query(dialect(store).CHUNK_TEXTS, (json.dumps(sorted(int(i) for i in ids)),))[0][0])
     return {int(cid): text for cid, text in rows}
 
 

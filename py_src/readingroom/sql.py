@@ -272,4 +272,14 @@ SELECT count(*), (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc
 FROM documents WHERE source_type = ?1
 """
 ATTACH = "ATTACH DATABASE ? AS {schema}"
+# A library copied in from another store (``readingroom export`` from Postgres), ids kept.
+COPY_DOC = """
+INSERT INTO documents(id, name, doc_type, content_hash, size, added_at, source_type, date, meta)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+COPY_CHUNK = """
+INSERT INTO chunks(id, doc_id, idx, page, start_char, end_char, heading_path, heading,
+                   token_count, text, text_hash)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
 DETACH = "DETACH DATABASE {schema}"

@@ -13,16 +13,21 @@
 // policies.
 
 import { endpointOrigin, loadSettings } from './settings.js';
+import { remoteOrigin } from '../api/remote.js';
 
 function install() {
   const origin = endpointOrigin(loadSettings().baseUrl);
+  const remote = remoteOrigin(); // a remote library (api/remote.js), admitted the same way
   const meta = document.createElement('meta');
   meta.httpEquiv = 'Content-Security-Policy';
-  meta.content = `connect-src 'self'${origin ? ` ${origin}` : ''}`;
+  meta.content = `connect-src 'self'${origin ? ` ${origin}` : ''}${remote && remote !== origin ? ` ${remote}` : ''}`;
   meta.dataset.chatPolicy = '';
   document.head.append(meta);
-  return origin;
+  return [origin, remote];
 }
 
-/** The server origin this page may connect to (besides its own), or null. */
-export const allowedOrigin = typeof document !== 'undefined' ? install() : null;
+const [chatOrigin, libraryOrigin] = typeof document !== 'undefined' ? install() : [null, null];
+/** The chat server origin this page may connect to (besides its own), or null. */
+export const allowedOrigin = chatOrigin;
+/** The remote library's origin this page may connect to, or null. */
+export const allowedRemoteOrigin = libraryOrigin;

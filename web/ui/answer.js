@@ -124,13 +124,14 @@ export function renderGenerated(node, turn, sources, onOpen) {
   return unsupported;
 }
 
-function sourceItem(n, src, onOpen, turnId) {
+function sourceItem(n, src, onOpen, turnId, remote = null) {
   const heading = headingLine(src);
   const open = () => onOpen(n, null);
   const item = h('li', { class: 'chat-source', id: `${turnId}-src-${n}`, dataset: { n: String(n) } },
     h('button', { type: 'button', class: 'chat-source-head', title: 'Read it in the Reader' },
       h('span', { class: 'chat-source-n', text: `[${n}]` }),
       h('span', { class: 'chat-source-doc', text: whereText(src) }),
+      remote ? h('span', { class: 'badge chat-source-remote', text: `remote · ${remote}` }) : null,
       heading ? h('span', { class: 'chat-source-heading', text: heading }) : null,
       src.trimmed ? h('span', { class: 'chat-source-trimmed', text: '(shortened to fit)' }) : null),
     h('p', { class: 'chat-source-text', text: src.text }));
@@ -182,7 +183,7 @@ export function renderTurn(li, turn, on) {
       if (src) p.append(' [', citeButton(q.n, src, q, on.open), ']');
       p.append(' ');
     }
-    card.append(h('p', { class: 'quick-label', text: 'From your documents' }), p);
+    card.append(h('p', { class: 'quick-label', text: answer.remote ? `From the remote library at ${answer.remote.origin}` : 'From your documents' }), p);
   }
   const generated = h('div', { class: 'chat-answer' });
   let unsupported = [];
@@ -219,13 +220,13 @@ export function renderTurn(li, turn, on) {
   const cited = new Set([...quick.map((q) => q.n), ...citedIn(turn.generated, sources.length)]);
   const shown = refused ? [] : sources.map((src, i) => [i + 1, src]).filter(([n]) => cited.has(n) || !cited.size);
   const folded = sources.map((src, i) => [i + 1, src]).filter(([n]) => refused || (cited.size && !cited.has(n)));
-  card.append(h('ol', { class: 'chat-sources', 'aria-label': 'Sources cited' }, shown.map(([n, s]) => sourceItem(n, s, on.open, li.id))));
+  card.append(h('ol', { class: 'chat-sources', 'aria-label': 'Sources cited' }, shown.map(([n, s]) => sourceItem(n, s, on.open, li.id, answer?.remote?.origin))));
   if (folded.length) {
     const label = refused ? `The ${plural(folded.length, 'closest passage')} found, for you to judge`
       : `${plural(folded.length, 'other passage')} found`;
     card.append(h('details', { class: refused ? 'more-sources closest' : 'more-sources' }, h('summary', { text: label }),
       h('ol', { class: 'chat-sources', 'aria-label': refused ? 'Closest passages' : 'Other passages found' },
-        folded.map(([n, s]) => sourceItem(n, s, on.open, li.id)))));
+        folded.map(([n, s]) => sourceItem(n, s, on.open, li.id, answer?.remote?.origin)))));
   }
   // What the model reads of them (its own context budget: small for the in-page model).
   const packed = answer?.packed ?? {};

@@ -20,6 +20,8 @@ import { renderTurn, sourcesOf } from './answer.js';
 import { $, h, seconds } from './dom.js';
 import { conversationMarkdown } from './export.js';
 import { openReader } from './reader.js';
+import { usingRemote } from './remote.js';
+import { remoteAsk } from '../api/remote.js';
 import { currentFilters } from './sources.js';
 import { currentSettings, mountSettings, serverNeedsReload, showReloadNote } from './settings.js';
 
@@ -41,7 +43,9 @@ function openSource(turn, n, sentence) {
   const key = (ids) => (ids ?? []).join(',');
   const index = (answer.results ?? []).findIndex((r) => key(r.chunk_ids) === key(src.chunk_ids));
   if (index < 0) return;
-  openReader({ evidence: [], ...answer }, index, contextOf, { sentence, label: `source [${n}]` });
+  // A remote answer's passages are read from the answer itself: chunk ids there are the remote
+  // library's, and this browser's library is never asked about them.
+  openReader({ evidence: [], ...answer }, index, answer.remote ? null : contextOf, { sentence, label: `source [${n}]` });
 }
 
 function show(turn) {
@@ -86,9 +90,10 @@ async function ask(question) {
     // Only what the model reads shrinks (model_budget); the quick answer uses the whole context.
     const budget = contextBudget(s.transport, { threads: engineInfo().threads, budget: s.budget });
     const options = { history, k: s.k, model_budget: budget };
-    const filters = currentFilters();
+    const remote = usingRemote(); // remote.js sends only the questions, k and the budget
+    const filters = remote ? {} : currentFilters();
     if (Object.keys(filters).length) options.filters = filters;
-    const answer = await api.ask(question, options);
+    const answer = remote ? await remoteAsk(question, options) : await api.ask(question, options);
     if (answer?.error) throw answer.error;
     record.answer = keptAnswer(answer);
     record.timings.sources = Math.round(performance.now() - turn.t0);

@@ -50,6 +50,11 @@ export function showDebug(result) {
   const parts = [];
   parts.push(el('p', 'debug-query', `Query: ${result.query ?? ''}${result.reason ? ` (reason: ${result.reason})` : ''}`));
   if (stats.terms?.length) parts.push(el('p', 'debug-terms', `Words searched: ${stats.terms.join(', ')}`));
+  // How the query's syntax was read (syntax.py): said when wrong syntax was read as plain words.
+  if (stats.syntax) {
+    const { mode, read_as: readAs, note } = stats.syntax;
+    parts.push(el('p', 'debug-syntax', `Query read as ${readAs || mode} (syntax: ${mode})${note ? `: ${note}` : ''}`));
+  }
 
   const timings = el('section', 'debug-timings');
   timings.append(el('h3', '', 'Time per stage (ms)'),

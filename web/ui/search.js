@@ -7,13 +7,16 @@ import { showNotice } from './notices.js';
 import { openReader } from './reader.js';
 import { dropResultsOf, showResults } from './results.js';
 import { currentFilters } from './sources.js';
+import { usingRemote } from './remote.js';
+import { remoteQuery } from '../api/remote.js';
 
 let searches = 0;
 let lastSearch = null; // {text, result} of the last search made from the page
 
 export async function search(api, contextOf, text) {
   const options = {};
-  const filters = currentFilters();
+  const remote = usingRemote();
+  const filters = remote ? {} : currentFilters();
   if (Object.keys(filters).length) options.filters = filters;
   const summary = $('results-summary');
   const results = $('results');
@@ -21,7 +24,7 @@ export async function search(api, contextOf, text) {
   summary.textContent = 'Searching…';
   results.setAttribute('aria-busy', 'true');
   try {
-    const result = await api.query(text, options);
+    const result = remote ? await remoteQuery(text, options) : await api.query(text, options);
     if (mine !== searches) return; // a newer search replaced this one: its answer is on the way
     if (result.error) {
       showNotice(result.error.message);
@@ -30,7 +33,7 @@ export async function search(api, contextOf, text) {
     }
     showNotice('');
     lastSearch = { text, result };
-    showResults(result, (i) => openReader(result, i, contextOf));
+    showResults(result, (i) => openReader(result, i, result.remote ? null : contextOf));
     if ($('debug-toggle').checked) showDebug(result);
   } catch (err) {
     if (mine === searches) showNotice(err.message ?? String(err));

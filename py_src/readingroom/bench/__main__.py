@@ -57,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     lat = sub.add_parser("latency", help="hot path, start-up")
     lat.add_argument("--chunks", type=int, action="append", help="index sizes (repeatable); default 20000 and 100000")
     lat.add_argument("--queries", type=int, default=120)
+    lat.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite",
+                     help="postgres: a shared library on Postgres + pgvector, directly and through serve")
+    lat.add_argument("--db", default=None, help="with --store postgres: an empty database's URL (default: start one)")
     lat.add_argument("--startup-only", action="store_true", help="only cold first visit and warm reload")
     lat.add_argument("--startup-reps", type=int, default=1, help="cold+warm visits (medians reported)")
     lat.add_argument("--no-startup", action="store_true", help="only the index sizes (no cold/warm visits)")
@@ -145,6 +148,14 @@ def main(argv: list[str] | None = None) -> int:
                 print("native and browser differ beyond 0.001:\n  " + "\n  ".join(out["differences"]), file=sys.stderr)
                 status = 1
         results["quality"] = out
+    elif args.cmd == "latency" and args.store == "postgres":
+        import tempfile
+
+        from . import pg_bench
+
+        with tempfile.TemporaryDirectory() as tmp:
+            results["latency_postgres"] = pg_bench.run_bench(ds, args.chunks or [100_000], args.queries, args.db, Path(tmp),
+                                                               args.json.with_suffix(".partial.json"))
     elif args.cmd == "latency":
         from . import latency
 

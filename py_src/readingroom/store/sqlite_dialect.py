@@ -1,0 +1,59 @@
+"""SQLite's side of the seam: the statements of ``sql.py`` and the few things that are not
+one statement (how a vector is passed and read back, how a chunk row is written)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..bm25 import query_terms  # noqa: F401 - the FTS5 terms of a query's words
+from ..sql import *  # noqa: F401,F403 - the statements are this dialect
+from ..sql import INSERT_CHUNK, INSERT_VECTOR
+
+NAME = "sqlite"
+IN_MEMORY_VECTORS = IN_MEMORY_LEXICON = True  # the vector matrix and BM25 in Python (vectors.py, bm25.py)
+PARAM = "?"
+TRUE = "1"
+BEGIN, COMMIT, ROLLBACK = "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"
+HAS_SCHEMA = "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'"
+DOC_EXISTS = "SELECT 1 FROM documents WHERE id = ?"
+INTEGRITY = "PRAGMA integrity_check"
+ANALYZE = None  # SQLite's planner needs no statistics here (the legs are in memory)
+META_EQUALS = "json_quote(json_extract(d.meta, ?)) = json_quote(json(?))"
+
+
+def meta_params(key: str, value: Any) -> list[Any]:
+    import json
+
+    # json_extract gives SQL values; compare JSON-encoded to keep types exact.
+    return ["$." + json.dumps(str(key)), json.dumps(value)]
+
+
+def vector_param(vec: np.ndarray) -> bytes:
+    return np.ascontiguousarray(vec, dtype=np.float32).tobytes()
+
+
+def vector_value(value) -> np.ndarray:
+    return np.frombuffer(value, dtype=np.float32)
+
+
+def insert_chunk(store, row: tuple, vec: np.ndarray) -> int:
+    """One chunk row (``INSERT_CHUNK``'s parameters) and its vector; the chunk's id."""
+    cid = store.query(INSERT_CHUNK, row)[0][0]
+    store.query(INSERT_VECTOR, (cid, vector_param(vec)))
+    return cid
+
+
+def build_lexicon(store):
+    """BM25's chunk lengths from FTS5's own index (bm25.py); None past its memory bound."""
+    from ..bm25 import LexicalIndex
+    from ..sql import FTS_AVERAGES, FTS_COLUMNS, FTS_INSTANCES_TABLE, FTS_SIZES
+
+    chunks = store.query("SELECT count(*) FROM chunks")[0][0]
+    if not LexicalIndex.fits(chunks):
+        return None
+    store.execute_script(FTS_INSTANCES_TABLE)
+    ids, sizes = store.query(FTS_SIZES)[0]
+    averages = store.query(FTS_AVERAGES)
+    return LexicalIndex.from_fts5(ids, bytes.fromhex(sizes or ""), averages[0][0] if averages else b"", FTS_COLUMNS)

@@ -1,0 +1,83 @@
+"""The stateful Library test (test_states.py) on Postgres with pgvector: the same machine, rules
+and model of the library, each example on a fresh database. Left out are the rules about
+SQLite files (export and import of an index file, merging a bundled index file, importing
+another model's file), which this store has no counterpart for; in their place the database
+checks are Postgres's: every chunk has its vector and its words, nothing is orphaned."""
+
+from __future__ import annotations
+
+import inspect
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis.stateful import RULE_MARKER, RuleBasedStateMachine, invariant, run_state_machine_as_test
+
+import test_states
+from readingroom import Library
+from test_states import NO_DOCUMENTS, LibraryStates, Model, _dump, machine_settings, shared  # noqa: F401
+
+
+class PostgresLibraryStates(LibraryStates):
+    merge_bundle = export = import_export = import_another_models_index = None  # SQLite files only
+
+    def __init__(self, shared, url: str):  # noqa: F811 - the fixture's name, as a parameter
+        RuleBasedStateMachine.__init__(self)
+        self.shared = shared
+        self.embedder = shared.embedder
+        self.dir = Path(tempfile.mkdtemp(prefix="states-pg-"))
+        self.path = url
+        self.lib = Library.open(url, embedder=self.embedder)
+        assert self.lib.index.store.kind == "postgres"
+        self.model = Model()
+        self.snapshots = []
+
+    def teardown(self):
+        self.lib.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def q(self, statement: str, params=()) -> list[tuple]:
+        """The machine's own fixed checks are written with SQLite's ``?``."""
+        return self.lib.index.store.query(statement.replace("?", "%s"), params)
+
+    @invariant()
+    def database_is_whole(self):
+        q = self.q
+        assert not q("SELECT 1 FROM chunks WHERE embedding IS NULL OR tsv IS NULL")
+        assert not q("SELECT 1 FROM chunks c WHERE c.text ~ '[[:alnum:]]' AND length(c.tsv) = 0")
+        assert not q("SELECT 1 FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)")
+        assert not q("SELECT 1 FROM doc_tags WHERE doc_id NOT IN (SELECT id FROM documents)")
+        assert not q("SELECT 1 FROM documents WHERE id NOT IN (SELECT doc_id FROM chunks)")
+        assert not q("SELECT 1 FROM meta WHERE key = 'unfinished'")
+        assert self.lib.index.integrity() == "ok"
+
+    @invariant()
+    def status_counts_the_tables(self):
+        s = self.lib.status()
+        _dump(s)
+        docs = self.lib.documents()
+        table_docs, table_chunks = (int(v) for v in self.q(
+            "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)")[0])
+        assert (s["documents"], s["chunks"]) == (len(docs), sum(d.chunks for d in docs)) \
+            == (table_docs, table_chunks)
+        assert bool(s["mismatch"]) == bool(self.model.mismatch)
+        assert s["bundle_version"] is None and s["unfinished"] == [] and s["storage"] == "postgres"
+        assert s["search"]["state"] == "ready"  # nothing to load: Postgres searches
+        if table_chunks == 0:
+            assert s.get("reason", NO_DOCUMENTS) == NO_DOCUMENTS
+
+
+def test_every_sequence_of_operations_leaves_a_whole_postgres_library_that_answers(shared, postgres):  # noqa: F811
+    run_state_machine_as_test(lambda: PostgresLibraryStates(shared, postgres.new_database()),
+                              settings=machine_settings())
+
+
+def _rules(cls) -> set[str]:
+    return {name for name, member in inspect.getmembers(cls) if hasattr(member, RULE_MARKER)}
+
+
+def test_the_rules_left_out_are_only_the_sqlite_file_ones():
+    assert len(_rules(PostgresLibraryStates)) >= 15
+    assert _rules(LibraryStates) - _rules(PostgresLibraryStates) == {
+        "merge_bundle", "export", "import_export", "import_another_models_index"}
+    assert test_states.LibraryStates is LibraryStates
