@@ -36,20 +36,6 @@ def docx_bytes() -> bytes:
     return buf.getvalue()
 
 
-def docx_pages(pages: int = 50) -> bytes:
-    """A long report: ``pages`` pages of about 450 words, a heading each (for the bench)."""
-    import docx
-
-    d = docx.Document()
-    for n in range(1, pages + 1):
-        d.add_heading(f"Part {n}", 1)
-        for _ in range(6):
-            d.add_paragraph(f"Part {n} discusses item {n * 7} in detail. " + FILLER * 2)
-    buf = io.BytesIO()
-    d.save(buf)
-    return buf.getvalue()
-
-
 def pptx_bytes(image_only: bool = False) -> bytes:
     from pptx import Presentation
     from pptx.util import Inches
@@ -333,97 +319,4 @@ def report_pdf(two_column: bool = False) -> bytes:
             cols.write(left)
             cols.new_column()
             cols.write(right)
-    return bytes(pdf.output())
-
-
-# Sized files for ``bench ingest --formats``: (name, bytes, units, unit) per format.
-def deck(slides: int) -> bytes:
-    from pptx import Presentation
-
-    prs = Presentation()
-    for n in range(1, slides + 1):
-        slide = prs.slides.add_slide(prs.slide_layouts[1])
-        slide.shapes.title.text = f"Topic {n}"
-        slide.placeholders[1].text = f"Point {n}: " + FILLER
-        slide.notes_slide.notes_text_frame.text = f"Say more about point {n}. " + FILLER
-    buf = io.BytesIO()
-    prs.save(buf)
-    return buf.getvalue()
-
-
-def workbook(sheets: int, rows: int) -> bytes:
-    from openpyxl import Workbook
-
-    wb = Workbook()
-    wb.remove(wb.active)
-    for s in range(1, sheets + 1):
-        ws = wb.create_sheet(f"Sheet{s}")
-        ws.append(["Region", "Manager", "Revenue", "Remark"])
-        for n in range(rows):
-            ws.append([f"Region {n}", f"Manager {s}-{n}", n * 17, "on track" if n % 3 else "late"])
-    buf = io.BytesIO()
-    wb.save(buf)
-    return buf.getvalue()
-
-
-def book(chapters: int) -> bytes:
-    from ebooklib import epub
-
-    b = epub.EpubBook()
-    b.set_identifier("rr-bench")
-    b.set_title("Bench book")
-    b.set_language("en")
-    items = []
-    for n in range(1, chapters + 1):
-        c = epub.EpubHtml(title=f"Chapter {n}", file_name=f"c{n}.xhtml", lang="en")
-        c.content = f"<h1>Chapter {n}</h1>" + "".join(f"<p>Scene {k} of chapter {n}. {FILLER}</p>" for k in range(8))
-        b.add_item(c)
-        items.append(c)
-    b.toc, b.spine = items, ["nav"] + items
-    b.add_item(epub.EpubNcx())
-    b.add_item(epub.EpubNav())
-    buf = io.BytesIO()
-    epub.write_epub(buf, b)
-    return buf.getvalue()
-
-
-def bench_files() -> list[tuple[str, bytes, int, str]]:
-    return [("report.docx", docx_pages(50), 50, "pages"), ("deck.pptx", deck(30), 30, "slides"),
-            ("budget.xlsx", workbook(5, 200), 5, "sheets"), ("book.epub", book(20), 20, "chapters"),
-            ("guide.pdf", report_pdf(two_column=True), 6, "pages")]
-
-
-def scan_png(lines: list[str], a4: bool = False) -> bytes:
-    """Text rendered into a picture (DejaVu Sans, Debian's fonts-dejavu-core); ``a4``: a
-    full A4 page at 300 dpi with the lines spread over it."""
-    from PIL import Image, ImageDraw, ImageFont
-
-    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 40)
-    size = (2480, 3508) if a4 else (1600, 120 + 70 * len(lines))
-    img = Image.new("L", size, 255)
-    draw = ImageDraw.Draw(img)
-    for n, line in enumerate(lines):
-        draw.text((150, 150 + n * (70 if not a4 else 3200 // max(1, len(lines)))), line, fill=0, font=font)
-    buf = io.BytesIO()
-    img.save(buf, "PNG", dpi=(300, 300))
-    return buf.getvalue()
-
-
-SCAN_LINES = ["Inspection report for the old mill", "The waterwheel was repaired by Tobias Klinkhammer",
-              "in the spring, and the sluice gate now closes fully."]
-PICTURE_LINES = ["Invoice from the village bakery", "Henrietta Pfannkuchen ordered forty sacks of rye flour."]
-
-
-def scan_pdf() -> bytes:
-    """Page 1 has a text layer; page 2 is only a picture of text (a scan); page 3 is blank."""
-    from fpdf import FPDF
-
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=12)
-    pdf.add_page()
-    pdf.multi_cell(0, 8, "Cover letter. The inspection report follows on the next page.")
-    pdf.add_page()
-    pdf.image(io.BytesIO(scan_png(SCAN_LINES)), x=10, y=10, w=190)
-    pdf.add_page()
-    pdf.image(io.BytesIO(scan_png([])), x=10, y=10, w=190)
     return bytes(pdf.output())

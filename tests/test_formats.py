@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import formats
+import formats_extra
 from helpers import run
 from readingroom import NewDocument
 from readingroom.chunking import ChunkSettings
@@ -108,7 +109,7 @@ def test_scans_and_pictures_are_read_by_ocr_and_say_so(library):
     import shutil
 
     assert shutil.which("tesseract"), "OCR tests need Debian's tesseract-ocr and tesseract-ocr-eng (build.py test installs them)"
-    docs = [NewDocument("scan.pdf", data=formats.scan_pdf()), NewDocument("bakery.png", data=formats.scan_png(formats.PICTURE_LINES))]
+    docs = [NewDocument("scan.pdf", data=formats_extra.scan_pdf()), NewDocument("bakery.png", data=formats_extra.scan_png(formats_extra.PICTURE_LINES))]
     outcomes = run(library.add(docs))
     assert [o.status for o in outcomes] == ["added", "added"], outcomes
     assert outcomes[0].notes == ("scan.pdf: page 3 has no text (OCR found no words)",)
@@ -116,7 +117,7 @@ def test_scans_and_pictures_are_read_by_ocr_and_say_so(library):
     assert "Klinkhammer" in result.results[0].text and result.results[0].place == "scan.pdf · page 2 (OCR)"
     result = run(library.retrieve("Who ordered rye flour?", {"k": 4}))
     assert "Pfannkuchen" in result.results[0].text and result.results[0].place == "bakery.png · page 1 (OCR)"
-    [blank] = run(library.add([NewDocument("blank.png", data=formats.scan_png([]))]))
+    [blank] = run(library.add([NewDocument("blank.png", data=formats_extra.scan_png([]))]))
     assert (blank.error["type"], "OCR found no words" in blank.error["message"]) == ("empty_document", True)
     assert len(library.documents()) == 2
 
@@ -126,7 +127,7 @@ def test_an_ocr_language_file_that_fails_its_hash_is_refused(library, tmp_path, 
 
     (tmp_path / "eng.traineddata").write_bytes(b"not the model")
     monkeypatch.setenv("READINGROOM_TESSDATA", str(tmp_path))
-    [out] = run(library.add([NewDocument("mill.png", data=formats.scan_png(formats.SCAN_LINES))]))
+    [out] = run(library.add([NewDocument("mill.png", data=formats_extra.scan_png(formats_extra.SCAN_LINES))]))
     assert out.error["type"] == "ocr_model" and "fails its check" in out.error["message"]
     assert library.documents() == []
     assert str(tmp_path / "eng.traineddata") not in ocr._checked

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import formats
+import formats_extra
 from conftest import OriginGuard
 from pages import open_app, wait_until
 from readingroom import NewDocument
@@ -101,7 +102,7 @@ def test_a_pdf_read_by_pdfjs_is_cleaned_and_titled_by_its_outline(shared):
 
 def test_scans_and_pictures_are_read_by_ocr_in_the_page(shared):
     pg = shared
-    _drop(pg, [("scan.pdf", formats.scan_pdf()), ("bakery.png", formats.scan_png(formats.PICTURE_LINES))])
+    _drop(pg, [("scan.pdf", formats_extra.scan_pdf()), ("bakery.png", formats_extra.scan_png(formats_extra.PICTURE_LINES))])
     shown = pg.inner_text("#file-messages")
     assert "scan.pdf: page 3 has no text (OCR found no words)" in shown, shown
     r = pg.evaluate("(q) => window.readingroom.query(q, {k: 3})", "Who repaired the waterwheel?")
@@ -118,7 +119,7 @@ def test_an_ocr_language_file_that_fails_its_hash_is_refused_in_the_page(page):
     page.context.route("**/vendor/ocr/eng.traineddata.gz", lambda route: route.fulfill(body=b"not the model"))
     report = page.evaluate("""async (b64) => window.readingroom.addDocuments(
         [new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], 'bakery.png')])""",
-                           __import__("base64").b64encode(formats.scan_png(formats.PICTURE_LINES)).decode())
+                           __import__("base64").b64encode(formats_extra.scan_png(formats_extra.PICTURE_LINES)).decode())
     [got] = report.get("rejected_files") or [report]
     assert got["type"] == "ocr_model" and "eng.traineddata.gz fails its check" in got["message"], got
     assert page.evaluate("() => window.readingroom.status()")["documents"] == 0
@@ -129,7 +130,7 @@ def test_ocr_files_are_kept_for_offline_use(page, context):
 
     add = """async ([name, b64]) => window.readingroom.addDocuments(
         [new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name)])"""
-    b64 = __import__("base64").b64encode(formats.scan_png(formats.PICTURE_LINES)).decode()
+    b64 = __import__("base64").b64encode(formats_extra.scan_png(formats_extra.PICTURE_LINES)).decode()
     wait_until(page, "async () => (await window.readingroom.status()).offlineReady === true", 120)
     assert page.evaluate(add, ["first.png", b64])["documents"][0]["status"] == "added"
     context.set_offline(True)
@@ -140,7 +141,7 @@ def test_ocr_files_are_kept_for_offline_use(page, context):
 
 
 def test_cancel_while_ocr_reads_stores_nothing_of_those_files(page):
-    pictures = [(f"page-{n}.png", formats.scan_png([f"Page {n} of the ledger, line {k}." for k in range(30)], a4=True))
+    pictures = [(f"page-{n}.png", formats_extra.scan_png([f"Page {n} of the ledger, line {k}." for k in range(30)], a4=True))
                 for n in range(3)]
     page.evaluate("""(files) => { window.__adding = window.readingroom.addDocuments(files.map(([name, b64]) =>
         new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name))); }""",

@@ -32,9 +32,9 @@ async ([name, b64]) => {
 
 def _formats():
     sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests"))
-    import formats  # noqa: E402 - the test suite's generators
+    import formats_extra  # noqa: E402 - the test suite's generators
 
-    return formats
+    return formats_extra
 
 
 def ocr_seconds(pages: int = 3) -> float | None:
