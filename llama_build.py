@@ -26,6 +26,8 @@ import sys
 import tarfile
 from pathlib import Path
 
+from build import log, sha256_file  # build.py imports this module only inside a function
+
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / ".cache" / "llama-server"
 
@@ -45,18 +47,6 @@ CMAKE_FLAGS = (
 
 class LlamaBuildError(Exception):
     """One line a person can act on: what failed, and on which file."""
-
-
-def log(msg: str) -> None:
-    print(f"build: {msg}", file=sys.stderr, flush=True)
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _key() -> str:
@@ -87,7 +77,7 @@ def missing_features(flags: set[str]) -> list[str]:
 def _sdist() -> Path:
     requirement, filename, expected = SDIST
     path = CACHE / filename
-    if path.is_file() and _sha256(path) == expected:
+    if path.is_file() and sha256_file(path) == expected:
         return path
     CACHE.mkdir(parents=True, exist_ok=True)
     log(f"downloading {requirement} (llama.cpp's source)")
@@ -98,7 +88,7 @@ def _sdist() -> Path:
     if proc.returncode != 0 or not path.is_file():
         lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
         raise LlamaBuildError(f"download of {requirement} failed: {lines[-1]}")
-    actual = _sha256(path)
+    actual = sha256_file(path)
     if actual != expected:
         raise LlamaBuildError(f"sha256 mismatch for {filename}: expected {expected}, got {actual}")
     return path
