@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import threading
 from typing import Callable, Generator
 
 import numpy as np
@@ -99,6 +100,7 @@ class LexicalIndex:
         self.max_bytes = max_bytes
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._bytes = 0
+        self._lock = threading.Lock()  # serve's threads share one index: its postings move as one
 
     @classmethod
     def from_fts5(cls, ids_text: str | None, sizes: bytes, averages: bytes, columns: int,
@@ -192,6 +194,10 @@ class LexicalIndex:
         given us yet (see ``_load``). None when a term is too large to hold."""
         if n <= 0 or not query or not len(self.ids):
             return []
+        with self._lock:
+            return self._top(query, n, instances, allowed)
+
+    def _top(self, query, n, instances, allowed):
         scores = np.zeros(len(self.ids), dtype=np.float64)
         for term in query:
             kept = self._postings.pop(term, None)

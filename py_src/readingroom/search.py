@@ -121,7 +121,12 @@ def _lexical_in_memory(store: Store, lexicon: LexicalIndex, text: str, n: int,
     if words is None:
         return None
     instances = dialect(store).FTS_TERM_INSTANCES
-    return lexicon.top(words, n, lambda word: store.query(instances, (word,))[0][0], _allowed_ids(store, f))
+    try:
+        return lexicon.top(words, n, lambda word: store.query(instances, (word,))[0][0], _allowed_ids(store, f))
+    except ValueError:
+        # A term lists chunks the kept lengths do not know: another connection added them
+        # since (Postgres, many writers). The engine answers this query; the next one rebuilds.
+        return None
 
 
 def hits_for(store: Store, ids: list[int], text: bool = True) -> dict[int, Hit]:
