@@ -380,7 +380,7 @@ def test_a_written_answer_streams_and_its_unsupported_sentence_is_folded_away(br
         assert answer.locator(".chat-cite").count() == 1 and answer.locator(".draft").count() == 0
         fold = card.locator(".unsupported-fold")  # the unsupported sentence is not shown as an answer
         assert fold.locator("summary").inner_text() == "The model also wrote 1 sentence not supported by your documents"
-        assert not fold.evaluate("d => d.open") and "Racing cars" in fold.locator(".unsupported").inner_text()
+        assert not fold.evaluate("d => d.open") and "Racing cars" in fold.locator(".unsupported").text_content()
         shot(pg, "page-written-answer-desktop")
         sent = [r for r in server.requests if r["method"] == "POST"]
         assert len(sent) == 1 and "white vinegar" in sent[0]["body"]  # Python's messages, with the passage

@@ -78,7 +78,8 @@ async ([url, name]) => {
   const file = new File([blob], name, { type: 'application/pdf' });
   const { pdfPages } = await import('./api/pdf.js');
   const x0 = performance.now();
-  const pages = await pdfPages(name, file, () => {});
+  const read = await pdfPages(name, file, () => {});  // {pages, outline, scanned}
+  const pages = read.pages ?? read;
   const extractMs = performance.now() - x0;
   const t0 = performance.now();
   const r = await window.readingroom.addDocuments([file]);
