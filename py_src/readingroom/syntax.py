@@ -163,17 +163,22 @@ def _fts_phrase(p: Phrase) -> str:
     return '"' + " ".join(p) + '"'  # words are letters and digits only: nothing to escape
 
 
-def fts5_expression(parsed: Parsed) -> str | None:
-    """An FTS5 MATCH expression, or None when there is nothing to match."""
+def _render(parsed: Parsed, phrase, or_: str, and_: str, not_: str) -> str | None:
+    """The parsed query in one engine's boolean syntax (None when there is nothing to match)."""
     if parsed.empty:
         return None
     if parsed.any_of:
-        expr = " OR ".join(_fts_phrase(p) for p in parsed.any_of)
+        expr = or_.join(phrase(p) for p in parsed.any_of)
     else:
-        expr = " AND ".join("(" + " OR ".join(_fts_phrase(p) for p in g) + ")" for g in parsed.all_of)
+        expr = and_.join("(" + or_.join(phrase(p) for p in g) + ")" for g in parsed.all_of)
     if parsed.none_of:
-        expr = f"({expr}) NOT ({' OR '.join(_fts_phrase(p) for p in parsed.none_of)})"
+        expr = f"({expr}){not_}({or_.join(phrase(p) for p in parsed.none_of)})"
     return expr
+
+
+def fts5_expression(parsed: Parsed) -> str | None:
+    """An FTS5 MATCH expression, or None when there is nothing to match."""
+    return _render(parsed, _fts_phrase, " OR ", " AND ", " NOT ")
 
 
 # -- Postgres ----------------------------------------------------------------------------
@@ -183,15 +188,7 @@ def _ts_phrase(p: Phrase) -> str:
 
 def tsquery_literal(parsed: Parsed) -> str | None:
     """A ``tsquery`` in Postgres's text form, or None when there is nothing to match."""
-    if parsed.empty:
-        return None
-    if parsed.any_of:
-        expr = " | ".join(_ts_phrase(p) for p in parsed.any_of)
-    else:
-        expr = " & ".join("(" + " | ".join(_ts_phrase(p) for p in g) + ")" for g in parsed.all_of)
-    if parsed.none_of:
-        expr = f"({expr}) & !({' | '.join(_ts_phrase(p) for p in parsed.none_of)})"
-    return expr
+    return _render(parsed, _ts_phrase, " | ", " & ", " & !")
 
 
 def tsvector_literal(text: str, weight: str, start: int = 0) -> tuple[str, int]:
