@@ -22,6 +22,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -164,6 +165,9 @@ def check_runs(binary: Path, model: Path, cpuinfo: str | None = None, timeout: f
     if missing:
         raise LlamaBuildError(f"{binary} needs the CPU features {', '.join(missing)}, which this "
                               "CPU lacks (llama-server is built for x86-64 with AVX2)")
+    src = str(Path(__file__).resolve().parent / "py_src")
+    if src not in sys.path:  # this process ran `pip install -e .` itself: its .pth is not read yet
+        sys.path.insert(0, src)
     from readingroom.bench.generation import LlamaServer  # the same launcher the tests use
 
     try:
