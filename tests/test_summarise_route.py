@@ -102,3 +102,16 @@ def test_to_dict_is_plain():
 
     d = route("summarise the caching decisions", R).to_dict()
     assert json.loads(json.dumps(d))["reason"] == AMBIGUOUS
+
+
+def test_a_topic_that_names_no_document_stays_a_passage_question():
+    r = route("Summarise the causes of the war", R, scope=[1])
+    assert (r.kind, r.doc_ids) == (PASSAGES, (1,))
+    assert route("What is the theory of relativity about?", R).kind == PASSAGES
+
+
+def test_a_name_that_is_a_common_word_still_names_its_document():
+    docs = [DocRef(1, "python-reference/while.txt"), DocRef(2, "python-reference/for.txt"),
+            DocRef(3, "python-reference/try.txt")]
+    r = route("compare while and for", docs)
+    assert (r.kind, r.doc_ids, r.reason) == (COMPARE, (1, 2), None)

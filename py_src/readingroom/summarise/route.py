@@ -79,9 +79,11 @@ class Route:
         if self.reason == AMBIGUOUS:
             names = ", ".join(c.name for c in self.candidates)
             return f"Which document do you mean by “{self.phrase}”? Several fit: {names}."
+        if self.reason == WHICH_DOCUMENT and self.kind == COMPARE:
+            return ("Which documents? Name two in the question, type # and a name, or tick them "
+                    "under Sources.")
         if self.reason == WHICH_DOCUMENT:
-            return ("Which documents? Name them in the question, type # and a name, or tick them "
-                    "under Sources (a comparison needs two).")
+            return "Which document? Name it in the question, type # and its name, or tick it under Sources."
         if self.reason == SAME_DOCUMENT:
             return "That compares a document with itself: name two different documents to compare."
         return None
@@ -96,9 +98,19 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text or "")]
 
 
+def _stem(d: DocRef) -> str:
+    """The file name without its folder and extension, lower-cased."""
+    return re.sub(r"\.[A-Za-z0-9]{1,5}$", "", d.name.rsplit("/", 1)[-1]).lower()
+
+
 def _doc_words(d: DocRef) -> set[str]:
-    stem = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", d.name.rsplit("/", 1)[-1])
-    return set(words(stem)) | set(words(d.title))
+    return set(words(_stem(d))) | set(words(d.title))
+
+
+def _exact(phrase: str, docs: Sequence[DocRef]) -> list[DocRef]:
+    p = " ".join(phrase.lower().split()).strip(" \"'“”‘’?.!").removeprefix("the ")
+    return [d for d in docs if p and p in (d.name.lower(), d.name.rsplit("/", 1)[-1].lower(), _stem(d),
+                                           d.title.lower())]
 
 
 def kind_of(question: str) -> str:
@@ -148,7 +160,7 @@ def match(phrase: str, docs: Sequence[DocRef]) -> list[tuple[float, float, DocRe
 
 def _resolve(phrase: str, docs: Sequence[DocRef]) -> tuple[DocRef | None, tuple[DocRef, ...]]:
     """The one document ``phrase`` names, or (None, the candidates when several fit)."""
-    exact = [d for d in docs if phrase.strip().lower() in (d.name.lower(), d.name.rsplit("/", 1)[-1].lower())]
+    exact = _exact(phrase, docs)
     if len(exact) == 1:
         return exact[0], ()
     found = match(phrase, docs)
@@ -179,7 +191,7 @@ def route(question: str, docs: Sequence[DocRef], scope: Sequence[int] = ()) -> R
     whole, candidates = _resolve(rest, docs)
     if whole is not None and kind == SUMMARY:
         return _finish(kind, (whole.id,), True, rest, ())
-    parts = [p for p in _SPLIT.split(rest) if any(w not in _FILLER for w in words(p))]
+    parts = [p for p in _SPLIT.split(rest) if any(w not in _FILLER for w in words(p)) or _exact(p, docs)]
     if len(parts) >= 2:
         got = [_resolve(p, docs) for p in parts]
         if all(d is not None for d, _ in got):
@@ -194,12 +206,13 @@ def route(question: str, docs: Sequence[DocRef], scope: Sequence[int] = ()) -> R
         return _finish(kind, (whole.id,) + tuple(i for i in scope if i != whole.id)[: 1], True, rest, ())
     if candidates:
         return Route(kind, (), True, AMBIGUOUS, rest, candidates)
+    if [w for w in words(rest) if w not in _FILLER] and not _DEICTIC.search(q):
+        # "summarise the causes of the war": a topic, not a document: its passages answer it
+        return Route(PASSAGES, tuple(scope), phrase=rest)
     if scope:
         return _finish(kind, tuple(scope), False, "", ())
     if len(docs) == 1 or (kind == COMPARE and len(docs) == 2):
         return _finish(kind, tuple(d.id for d in docs), False, "", ())
-    if not _DEICTIC.search(q) and not [w for w in words(rest) if w not in _FILLER]:
-        return Route(kind, (), False, WHICH_DOCUMENT)
     return Route(kind, (), False, WHICH_DOCUMENT, rest)
 
 
