@@ -115,3 +115,9 @@ def test_a_name_that_is_a_common_word_still_names_its_document():
             DocRef(3, "python-reference/try.txt")]
     r = route("compare while and for", docs)
     assert (r.kind, r.doc_ids, r.reason) == (COMPARE, (1, 2), None)
+
+
+def test_a_file_name_after_the_cue_word_is_exact_even_when_titles_share_words():
+    docs = [DocRef(1, "birds.md", "Owls"), DocRef(2, "garden.md", "Garden birds")]
+    r = route("Compare birds.md and garden.md", docs)
+    assert (r.kind, r.doc_ids, r.reason) == (COMPARE, (1, 2), None)

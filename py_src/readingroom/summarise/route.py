@@ -42,7 +42,7 @@ _DEICTIC = re.compile(r"\b(?:this|these|those|the\s+selected|selected|both|them|
                       r"documents?|files?|papers?|manuals?|notes?|pdfs?|ones?|two))?", re.IGNORECASE)
 _HASH = re.compile(r"#([^\s#,;]+)")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SPLIT = re.compile(r"\s*(?:,|;|\band\b|&|\bvs\.?|\bversus\b|\bwith\b|\bagainst\b|\bto\b)\s*",
+_SPLIT = re.compile(r"\s*(?:,|;|\band\b|&|\bvs\.?|\bversus\b|\bwith\b|\bagainst\b|\bto\b|\bfrom\b)\s*",
                     re.IGNORECASE)
 # Words that say "a document" or "summarise" without naming one.
 _FILLER = frozenset("""a an the of to in on for and or with my our your this that these those
@@ -108,7 +108,12 @@ def _doc_words(d: DocRef) -> set[str]:
 
 
 def _exact(phrase: str, docs: Sequence[DocRef]) -> list[DocRef]:
-    p = " ".join(phrase.lower().split()).strip(" \"'“”‘’?.!").removeprefix("the ")
+    """Documents whose whole name, file name, stem or title the phrase is (cue words before it,
+    "Compare birds.md", left aside)."""
+    ws = phrase.lower().split()
+    while len(ws) > 1 and ws[0].strip(":,") in _FILLER:
+        ws = ws[1:]
+    p = " ".join(ws).strip(" \"'“”‘’?.!:")
     return [d for d in docs if p and p in (d.name.lower(), d.name.rsplit("/", 1)[-1].lower(), _stem(d),
                                            d.title.lower())]
 
