@@ -85,7 +85,11 @@ def cmd_ask(args, open_library) -> int:
         if rewrite_note:
             print(f"readingroom: the model did not rewrite the follow-up ({rewrite_note}); "
                   "searched with the built-in rewrite", file=sys.stderr)
-        if not args.json:
+        if not args.json and answer.get("summary") is not None:
+            from .summarise.cli import print_summary
+
+            print_summary(answer)  # a whole-document question (summarise/route.py)
+        elif not args.json:
             print_answer(answer)
         if not args.llm:
             if args.json:

@@ -371,6 +371,9 @@ def parser() -> argparse.ArgumentParser:
         else:
             s.add_argument("--budget", type=int, default=1200)
     add_ask_parser(sub, _open)
+    from .summarise.cli import add_parser as add_summarise_parser
+
+    add_summarise_parser(sub, _open)
     s = sub.add_parser("similar", help="chunks like a stored chunk")
     s.add_argument("chunk_id", type=int)
     s.add_argument("--k", type=int, default=8)

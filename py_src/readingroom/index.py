@@ -22,6 +22,7 @@ from .records import Chunk
 from .seams import Store
 from .store import dialect
 from .bm25 import LexicalIndex
+from .summarise import stored as summaries
 from . import vectors
 from .vectors import MatrixBuilder, VectorMatrix, vec0_block
 
@@ -111,6 +112,11 @@ class Index:
                 for k, v in self.provenance.as_meta().items():
                     self.store.query(self.sql.SET_META, (k, v))
             meta = self.provenance.as_meta()
+        elif self.sql.SUMMARY_TABLE:
+            try:  # a library from before summaries were kept gets their table
+                self.store.execute_script(self.sql.SUMMARY_TABLE)
+            except StorageError:
+                pass  # read-only: summaries are then computed on demand and not kept
         return meta
 
     def _has_schema(self) -> bool:
@@ -189,12 +195,12 @@ class Index:
             ))[0][0]
             for tag in tags:
                 self.store.query(self.sql.INSERT_TAG, (doc_id, str(tag)))
-            for ch, vec, th in zip(chunks, vecs, text_hashes):
-                self.sql.insert_chunk(self.store, (
-                    doc_id, ch.doc_index, ch.page, ch.start, ch.end,
-                    json.dumps(list(ch.heading_path)), " > ".join(ch.heading_path),
-                    ch.token_count, ch.text, th,
-                ), vec)
+            ids = [self.sql.insert_chunk(self.store, (
+                doc_id, ch.doc_index, ch.page, ch.start, ch.end,
+                json.dumps(list(ch.heading_path)), " > ".join(ch.heading_path),
+                ch.token_count, ch.text, th,
+            ), vec) for ch, vec, th in zip(chunks, vecs, text_hashes)]
+            summaries.keep(self, doc_id, chunks, ids, vecs)  # derived data, in the same transaction
             if unfinished is not None:
                 self._record_unfinished(unfinished)
         return doc_id
@@ -215,6 +221,8 @@ class Index:
 
     def delete_rows(self, doc_id: int) -> None:
         """A document's rows, inside a transaction the caller holds."""
+        if self.sql.DELETE_DOC_SUMMARY:
+            self.store.query(self.sql.DELETE_DOC_SUMMARY, (doc_id,))
         self.store.query(self.sql.DELETE_DOC_CHUNKS, (doc_id,))
         self.store.query(self.sql.DELETE_DOC_TAGS, (doc_id,))
         self.store.query(self.sql.DELETE_DOC, (doc_id,))
@@ -252,6 +260,8 @@ class Index:
             self.store.execute_script(self.sql.vec_table(self.provenance.dim))
             for cid, vec in zip(ids, vecs):
                 self.store.query(self.sql.INSERT_VECTOR, (int(cid), self.sql.vector_param(vec)))
+            if self.sql.DELETE_SUMMARIES:
+                self.store.query(self.sql.DELETE_SUMMARIES)  # made from the old vectors: made again on demand
             for k, v in self.provenance.as_meta().items():
                 self.store.query(self.sql.SET_META, (k, v))
         self.stored_provenance = self.provenance.as_meta()

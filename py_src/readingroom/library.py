@@ -20,6 +20,7 @@ from .reindex import Reindexed, reindex as _reindex
 from .retrieve import RetrievalResult
 from .seams import Embedder, Store
 from .store import open_location
+from .summarise import run as _summarise
 
 
 ANALYZE_AFTER = 5_000  # chunks added before Postgres's statistics are refreshed
@@ -91,8 +92,22 @@ class Library:
     async def ask(self, question: str, history: Sequence = (), options: Options | dict | None = None,
                   cancelled: Callable[[], bool] = lambda: False) -> Answer:
         """A question (after ``history``: earlier questions or turn dicts, oldest first) answered
-        from the documents: the quick answer, the sources and what a model would be sent."""
-        return await _ask(self.index, self.embedder, question, history, self._options(options), cancelled)
+        from the documents: the quick answer, the sources and what a model would be sent. One
+        that asks for a summary, an outline or a comparison of documents is answered at the
+        document level (``summarise``; ``to_dict()`` then has ``kind`` and ``summary``)."""
+        options = self._options(options)
+        whole = await _summarise.answer(self.index, self.embedder, question, options)
+        if whole is not None:
+            return whole  # type: ignore[return-value]
+        if isinstance(options, dict):
+            options = {k: v for k, v in options.items() if k not in ("length", "fit_budget")}
+        return await _ask(self.index, self.embedder, question, history, options, cancelled)
+
+    async def summarise(self, doc_ids: Sequence[int], options: dict | None = None) -> "_summarise.Summarised":
+        """The documents' extractive summaries as one outline (``options``: ``kind`` "summary" or
+        "compare", ``length`` in sentences, ``fit_budget``: a server model's context in tokens,
+        ``question``); a reason, never an exception, for documents that cannot be summarised."""
+        return await _summarise.summarise(self.index, self.embedder, doc_ids, options)
 
     async def check_answer(self, answer_text: str, passages: Sequence[dict]) -> dict:
         """A generated answer checked sentence by sentence against the ``[n]`` passages

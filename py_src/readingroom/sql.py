@@ -62,6 +62,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     tokenize='porter unicode61 remove_diacritics 2'
 );
 {vec_table}
+{summary_table}
 CREATE TRIGGER IF NOT EXISTS chunks_after_insert AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, text, heading) VALUES (new.id, new.text, new.heading);
 END;
@@ -79,7 +80,28 @@ VEC_TABLE = """CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
 
 
 def schema(dim: int) -> str:
-    return SCHEMA.format(vec_table=vec_table(dim))
+    return SCHEMA.format(vec_table=vec_table(dim), summary_table=SUMMARY_TABLE)
+
+
+# -- derived data: each document's extractive summary (summarise/stored.py) ---------------
+# Made from the chunks and vectors as the document is stored (the same transaction), so it
+# opens at once; ``version`` is the summariser's, and another version is computed again on
+# demand. A library made before this table existed gets it when opened (``Index``).
+SUMMARY_TABLE = """CREATE TABLE IF NOT EXISTS doc_summaries (
+    doc_id  INTEGER PRIMARY KEY REFERENCES documents(id),
+    version INTEGER NOT NULL,
+    data    TEXT NOT NULL
+);"""
+GET_SUMMARY = "SELECT version, data FROM doc_summaries WHERE doc_id = ?"
+SET_SUMMARY = """
+INSERT INTO doc_summaries(doc_id, version, data) VALUES (?, ?, ?)
+ON CONFLICT(doc_id) DO UPDATE SET version = excluded.version, data = excluded.data
+"""
+DELETE_DOC_SUMMARY = "DELETE FROM doc_summaries WHERE doc_id = ?"
+DELETE_SUMMARIES = "DELETE FROM doc_summaries"
+# A document's chunk ids in order, and each document's first heading (its title, for naming).
+DOC_CHUNK_IDS = "SELECT id FROM chunks WHERE doc_id = ? ORDER BY idx"
+DOC_TITLES = "SELECT doc_id, heading_path FROM chunks WHERE idx = 0"
 
 
 def vec_table(dim: int) -> str:

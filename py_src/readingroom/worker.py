@@ -218,6 +218,22 @@ async def ask(question: str, history_json: str = "[]", options_json: str = "{}",
     return _dump(answer.to_dict())
 
 
+async def summarise(doc_ids_json: str = "[]", options_json: str = "{}") -> str:
+    """Documents' summaries as one outline, or a comparison (see ``Library.summarise``)."""
+    try:
+        ids = json.loads(doc_ids_json or "[]")
+        if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+            raise BadInput("doc_ids must be a list of document ids")
+        options = json.loads(options_json or "{}")
+        if not isinstance(options, dict):
+            raise BadInput("options must be an object")
+        return _dump((await _lib().summarise(ids, options)).to_dict())
+    except ReadingRoomError as e:
+        return _error(e)
+    except json.JSONDecodeError as e:
+        return _error(BadInput(f"doc_ids or options are not valid JSON: {e}"))
+
+
 async def check_answer(text: str, passages_json: str = "[]") -> str:
     """Check a generated answer's sentences against the ``[{"n", "text"}]`` passages."""
     try:

@@ -14,6 +14,7 @@
 //   window.readingroom.query(text, opts)   -> the JSON Python's readingroom.worker.query returns
 //   window.readingroom.ask(question, {history, ...options}) -> Python's Answer.to_dict() (readingroom.ask)
 //   window.readingroom.checkAnswer(text, passages) -> Python's citation check of a generated answer
+//   window.readingroom.summarise(docIds, {kind, length, fit_budget}) -> Python's Summarised.to_dict()
 //   window.readingroom.chat                the chat transports (web/chat/automation.js): status(), budget(),
 //                                          plan(messages), load(), generate(messages, {transport})
 //   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
@@ -445,6 +446,14 @@ async function checkAnswer(text, passages = []) {
   return retrieval('checkAnswer', { text: String(text ?? ''), passages });
 }
 
+/** Documents' summaries as one outline ({kind: 'compare'} for two side by side): Python's
+ * Summarised.to_dict(), shaped like ask's answer plus `kind` and `summary`. */
+async function summarise(docIds, options = {}) {
+  await libraryReady;
+  const ids = Array.isArray(docIds) ? docIds.map(Number) : [Number(docIds)];
+  return retrieval('summarise', { docIds: ids, options });
+}
+
 async function deleteDocument(docId) {
   await libraryReady;
   const out = await retrieval('deleteDocument', { docId });
@@ -581,7 +590,7 @@ async function downloadLibrary() {
 }
 
 export const readingroom = Object.freeze({
-  ready, libraryReady, addDocuments, query, ask, checkAnswer, status, deleteDocument, documents, embed, importIndex,
+  ready, libraryReady, addDocuments, query, ask, checkAnswer, summarise, status, deleteDocument, documents, embed, importIndex,
   cancelIngest, reindex, neighbours, exportLibrary, downloadLibrary, debug, chat: chatApi(),
 });
 

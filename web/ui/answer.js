@@ -8,6 +8,7 @@
 
 import { citedSources, splitCitations } from '../chat/prompt.js';
 import { h, headingText, placeTail, plural, seconds } from './dom.js';
+import { renderSummary } from './summary.js';
 
 /** The sources of an answer in [n] order: entry n-1 is what [n] points at. */
 export const sourcesOf = (answer) => (answer ? citedSources(answer) : []);
@@ -185,6 +186,9 @@ export function renderTurn(li, turn, on) {
     }
     card.append(h('p', { class: 'quick-label', text: answer.remote ? `From the remote library at ${answer.remote.origin}` : 'From your documents' }), p);
   }
+  if (answer?.summary?.documents?.length) { // a whole-document answer: the outline is the quick answer
+    card.append(renderSummary(answer, (n, point) => (sources[n - 1] ? citeButton(n, sources[n - 1], point, on.open) : String(n))));
+  }
   const generated = h('div', { class: 'chat-answer' });
   let unsupported = [];
   if (turn.generated !== undefined && turn.generated !== null) {
@@ -216,13 +220,14 @@ export function renderTurn(li, turn, on) {
   if (turn.state === 'answered' && turn.plan?.wait) actions.append(h('span', { class: 'muted', text: turn.plan.wait }));
   if (actions.childNodes.length) card.append(actions);
 
-  const refused = answer?.reason === 'not_covered';
+  const refused = answer?.reason === 'not_covered' || Boolean(answer?.summary); // a summary's outline lists its sources
   const cited = new Set([...quick.map((q) => q.n), ...citedIn(turn.generated, sources.length)]);
   const shown = refused ? [] : sources.map((src, i) => [i + 1, src]).filter(([n]) => cited.has(n) || !cited.size);
   const folded = sources.map((src, i) => [i + 1, src]).filter(([n]) => refused || (cited.size && !cited.has(n)));
   card.append(h('ol', { class: 'chat-sources', 'aria-label': 'Sources cited' }, shown.map(([n, s]) => sourceItem(n, s, on.open, li.id, answer?.remote?.origin))));
   if (folded.length) {
-    const label = refused ? `The ${plural(folded.length, 'closest passage')} found, for you to judge`
+    const label = answer?.summary ? `${plural(folded.length, 'passage')} quoted or sent`
+      : refused ? `The ${plural(folded.length, 'closest passage')} found, for you to judge`
       : `${plural(folded.length, 'other passage')} found`;
     card.append(h('details', { class: refused ? 'more-sources closest' : 'more-sources' }, h('summary', { text: label }),
       h('ol', { class: 'chat-sources', 'aria-label': refused ? 'Closest passages' : 'Other passages found' },

@@ -22,7 +22,7 @@ import { conversationMarkdown } from './export.js';
 import { openReader } from './reader.js';
 import { usingRemote } from './remote.js';
 import { remoteAsk } from '../api/remote.js';
-import { currentFilters } from './sources.js';
+import { currentFilters, onSummarise } from './sources.js';
 import { currentSettings, mountSettings, serverNeedsReload, showReloadNote } from './settings.js';
 
 const MB = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
@@ -120,6 +120,30 @@ async function ask(question) {
     show(turn);
     save();
   }
+}
+
+/** The Summarise action (a source row, the Reader): a turn whose answer is the documents' outline. */
+async function summariseDocuments(docs) {
+  if (busy || !docs.length) return;
+  const names = docs.map((d) => d.name).join(', ');
+  const record = { question: `Summarise ${names}`, mode: 'summarise', state: 'retrieving', timings: {} };
+  conversation.turns.push(record);
+  showIntro();
+  const turn = addTurnElement(record);
+  turn.li.scrollIntoView({ block: 'nearest' });
+  turn.t0 = performance.now();
+  try {
+    const answer = await api.summarise(docs.map((d) => d.id));
+    if (answer?.error) throw answer.error;
+    record.answer = keptAnswer(answer);
+    record.timings.sources = Math.round(performance.now() - turn.t0);
+    record.state = 'answered';
+  } catch (err) {
+    record.state = 'error';
+    record.error = `Summarising failed: ${err?.message ?? err?.type ?? err}`;
+  }
+  show(turn);
+  save();
 }
 
 function finish(turn, state) {
@@ -330,6 +354,12 @@ export function mountConversation(readingroom, contextFn, onSearch) {
     ask(text);
   });
   form.querySelector('.chat-stop').addEventListener('click', () => busy?.abort());
+  onSummarise((docs) => summariseDocuments(docs));
+  $('reader-summarise')?.addEventListener('click', () => {
+    const reader = $('reader');
+    const id = Number(reader.dataset.docId);
+    if (Number.isInteger(id)) summariseDocuments([{ id, name: reader.querySelector('.reader-title').textContent }]);
+  });
   for (const radio of form.querySelectorAll('input[name=mode]')) {
     radio.addEventListener('change', () => {
       $('query-button').textContent = $('mode-search').checked ? 'Search' : 'Ask';

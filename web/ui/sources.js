@@ -22,6 +22,13 @@ const scopeListeners = new Set();
 
 const inScope = (id) => scope === null || scope.has(id);
 
+let summariseHandler = () => {};
+
+/** fn([{id, name}]) is called by a row's Summarise action (conversation.js answers it). */
+export function onSummarise(fn) {
+  summariseHandler = fn;
+}
+
 /** Called with no arguments whenever the scope changes. */
 export function onScopeChange(fn) {
   scopeListeners.add(fn);
@@ -99,6 +106,10 @@ function row(doc, folder, onDelete) {
     remove.textContent = 'Deleting…';
     onDelete(doc);
   });
+  const summarise = h('button', {
+    type: 'button', class: 'summarise quiet', text: 'Summarise', 'aria-label': `Summarise ${doc.name}`,
+    onclick: () => summariseHandler([{ id: doc.id, name: doc.name }]),
+  });
   return h('li', { class: 'doc-row', dataset: { docId: String(doc.id), name: doc.name } },
     pick,
     h('div', { class: 'doc-main' },
@@ -109,7 +120,7 @@ function row(doc, folder, onDelete) {
         h('span', { class: 'size', text: formatBytes(doc.size) }), ' · ',
         h('span', { class: 'status', text: 'indexed' }), ' ',
         h('time', { class: 'added', text: formatDate(doc.added_at), datetime: doc.added_at }))),
-    remove);
+    summarise, remove);
 }
 
 // At most this many rows are in the page at once (more with "Show more"): a row per document

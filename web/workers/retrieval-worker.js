@@ -380,7 +380,7 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
   api = {};
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
     'cancel_ingest', 'cancel_queries_before', 'clear_unfinished', 'reindex', 'neighbours', 'warm',
-    'merge_bundle', 'ask', 'check_answer', 'set_merging']) api[name] = mod[name];
+    'merge_bundle', 'ask', 'check_answer', 'set_merging', 'summarise']) api[name] = mod[name];
   openConfig = JSON.stringify({ storage: store.storage, model });
   try {
     const status = await callPython('open', openConfig);
@@ -511,6 +511,7 @@ rpcServe(self, {
       JSON.stringify(options ?? {}), queryId))();
   },
   checkAnswer: reading(({ text, passages }) => callPython('check_answer', String(text), JSON.stringify(passages ?? []))),
+  summarise: reading(({ docIds, options }) => callPython('summarise', JSON.stringify(docIds ?? []), JSON.stringify(options ?? {}))),
   documents: reading(() => callPython('documents')),
   importIndex: serialized(importIndex),
   deleteDocument: serialized(({ docId }) => callPython('delete_document', Number(docId))),

@@ -44,6 +44,10 @@ def machine() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if (argv if argv is not None else sys.argv[1:])[:1] == ["summaries"]:  # its own options
+        from . import summaries
+
+        return summaries.main((argv if argv is not None else sys.argv[1:])[1:])
     p = argparse.ArgumentParser(prog="python -m readingroom.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)

@@ -122,6 +122,11 @@ GET_META_KEY = "SELECT value FROM meta WHERE key = %s"
 
 # -- documents ---------------------------------------------------------------------------
 DOC_BY_NAME = "SELECT id, content_hash, source_type FROM documents WHERE name = %s"
+# Summaries are not kept on Postgres: summarise/stored.py computes them on demand from the
+# chunks and vectors (a shared library's documents are added elsewhere, by other versions).
+SUMMARY_TABLE = GET_SUMMARY = SET_SUMMARY = DELETE_DOC_SUMMARY = DELETE_SUMMARIES = None
+DOC_CHUNK_IDS = "SELECT id FROM chunks WHERE doc_id = %s ORDER BY idx"
+DOC_TITLES = "SELECT doc_id, heading_path FROM chunks WHERE idx = 0"
 SET_DOC_SOURCE = "UPDATE documents SET source_type = %s WHERE id = %s"
 INSERT_DOC = """
 INSERT INTO documents(name, doc_type, content_hash, size, added_at, source_type, date, meta)
