@@ -75,7 +75,7 @@ def graph_rank(vecs: Sequence[dict[str, float]], damping: float = DAMPING, round
             rows_.append(i)
             cols_.append(cols.setdefault(t, len(cols)))
             vals_.append(x)
-    rows, cols_a, vals = np.array(rows_, dtype=np.int64), np.array(cols_, dtype=np.int64), np.array(vals_)
+    rows, cols_a, vals = np.array(rows_, dtype=np.intp), np.array(cols_, dtype=np.intp), np.array(vals_)  # intp: 32 bits in the page
     self_sim = np.bincount(rows, weights=vals * vals, minlength=n)
 
     def times_graph(x: np.ndarray) -> np.ndarray:  # (M Mᵀ - diag) x
