@@ -58,7 +58,7 @@ def test_the_command_reports_both_parts_with_real_numbers(tmp_path, model_dir, c
     c = res["index_cost"]
     assert c["documents"] == 2 and c["with_s"] > 0 and c["without_s"] > 0
     assert c["summaries_kept"] == {"with": 3, "without": 0}  # two articles and the warm-up note
-    assert 0 < c["summaries_alone_s"] < c["with_s"]
+    assert 0 < c["keep_s"] < c["with_s"] and c["keep_share"] == pytest.approx(c["keep_s"] / c["with_s"])
     # the printed table: both parts, the split stated, the load average
     assert "development part = articles 1-2" in printed
     assert len(re.findall(r"^\| (development|report) \(", printed, re.M)) == 6
