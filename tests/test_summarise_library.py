@@ -110,6 +110,23 @@ def test_bad_requests_are_reasons(lib, library):
     empty.close()
 
 
+def test_a_document_still_being_indexed_says_so(lib):
+    i = ids(lib)
+    # the record an index run keeps (ingest.py): later.md not stored yet, try.txt being replaced
+    lib.index.set_unfinished(["docs/later.md", "try.txt"])
+    d = run(lib.ask("Summarise later.md")).to_dict()
+    assert d["reason"] == "indexing" and d["message"] == "docs/later.md is still being indexed; ask again when it is done."
+    assert d["results"] == [] and d["summary"]["points"] == 0
+    d = run(lib.summarise([i["try.txt"]])).to_dict()  # the version stored before, said so
+    assert d["summary"]["documents"][0]["note"] == "indexing_again" and d["summary"]["points"]
+    assert "try.txt is being indexed again" in d["message"] and d["reason"] is None
+    d = run(lib.summarise([max(i.values()) + 1])).to_dict()  # a new document's id, before it is stored
+    assert "still being indexed" in d["message"] and d["results"] == []
+    lib.index.set_unfinished([])
+    d = run(lib.ask("Summarise try.txt")).to_dict()
+    assert d["reason"] is None and d["message"] is None and d["summary"]["documents"][0]["note"] is None
+
+
 def test_ask_routes_whole_document_questions(lib):
     d = run(lib.ask("Summarise try.txt")).to_dict()
     assert d["kind"] == "summary" and d["route"]["doc_ids"] == [ids(lib)["try.txt"]]
