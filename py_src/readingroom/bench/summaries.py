@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     load0 = load_average()
     out: dict = {"routing": routing(args.routing)}
-    if args.data:
+    if args.data and args.limit > 0:
         out["summaries"] = summaries(args.data, args.limit, args.dev_last)
     if args.data and args.index_cost:
         from .summaries_cost import index_cost
