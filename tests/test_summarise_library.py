@@ -11,7 +11,6 @@ from pydoc_data.topics import topics
 
 from readingroom import Library, NewDocument
 from readingroom.aio import run
-from readingroom.summarise import run as srun, stored
 from readingroom.summarise.extractive import VERSION
 
 
