@@ -10,10 +10,10 @@ from formats import report_pdf
 from readingroom.bench.summaries_page import page_timing
 
 
-def test_page_timing_of_a_pdf_summary(site, tmp_path, model_dir):
+def test_page_timing_of_a_pdf_summary(browser, site, tmp_path, model_dir):
     pdf = tmp_path / "guide.pdf"
     pdf.write_bytes(report_pdf())
-    g = page_timing(pdf, runs=2, rebuild=False)
+    g = page_timing(pdf, runs=2, browser=browser, url=site + "/")
     assert g["document"] == "guide.pdf" and g["pages"] == 5
     assert g["chunks"] == g["imported_chunks"] > 0 and g["points"] >= 1
     assert len(g["runs_ms"]) == len(g["asked_in_words_ms"]) == 2

@@ -68,23 +68,32 @@ def _native(pdf: Path, path: Path) -> dict:
             "points": s.points, "native_ms": statistics.median(times), "native_compute_ms": statistics.median(fresh)}
 
 
-def page_timing(pdf: Path, runs: int = 3, rebuild: bool = True) -> dict:
+def page_timing(pdf: Path, runs: int = 3, rebuild: bool = True, browser=None, url: str | None = None) -> dict:
+    """The figures for ``pdf``; ``browser`` and ``url``: a Chromium and the served app to use
+    (the tests' own), else one session of the bench's."""
     with tempfile.TemporaryDirectory(prefix="readingroom-summary-bench-") as tmp:
         idx = Path(tmp) / "long.sqlite"
         out = _native(pdf, idx)
-        with bb.session(rebuild) as (browser, url):
-            ctx, page, _ = bb.open_app(browser, url)
-            try:
-                status = bb.import_index(page, idx)
-                page.wait_for_function("(n) => [...document.querySelectorAll('#document-list .doc-row')]"
-                                       ".some((r) => r.dataset.name === n)", arg=pdf.name, timeout=180_000)
-                button = [page.evaluate(_TIMED, ["button", pdf.name]) for _ in range(runs)]
-                asked = [page.evaluate(_TIMED, ["ask", pdf.name]) for _ in range(runs)]
-                shown = page.locator("#chat-log .summary-point").count()
-            finally:
-                ctx.close()
-    out.update({"imported_chunks": status.get("chunks"), "runs_ms": [round(x, 1) for x in button],
-                "ask_to_screen_ms": round(statistics.median(button), 1),
-                "asked_in_words_ms": [round(x, 1) for x in asked], "points_on_screen": shown,
-                "load_average": load_average()})
+        if browser is not None:
+            out.update(_in_page(browser, url, idx, pdf.name, runs))
+        else:
+            with bb.session(rebuild) as (own, own_url):
+                out.update(_in_page(own, own_url, idx, pdf.name, runs))
+    out["load_average"] = load_average()
     return out
+
+
+def _in_page(browser, url: str, idx: Path, name: str, runs: int) -> dict:
+    ctx, page, _ = bb.open_app(browser, url)
+    try:
+        status = bb.import_index(page, idx)
+        page.wait_for_function("(n) => [...document.querySelectorAll('#document-list .doc-row')]"
+                               ".some((r) => r.dataset.name === n)", arg=name, timeout=180_000)
+        button = [page.evaluate(_TIMED, ["button", name]) for _ in range(runs)]
+        asked = [page.evaluate(_TIMED, ["ask", name]) for _ in range(runs)]
+        shown = page.locator("#chat-log .summary-point").count()
+    finally:
+        ctx.close()
+    return {"imported_chunks": status.get("chunks"), "runs_ms": [round(x, 1) for x in button],
+            "ask_to_screen_ms": round(statistics.median(button), 1),
+            "asked_in_words_ms": [round(x, 1) for x in asked], "points_on_screen": shown}
