@@ -11,7 +11,6 @@ from pydoc_data.topics import topics
 
 from readingroom import Library, NewDocument
 from readingroom.aio import run
-from readingroom.summarise import run as srun, stored
 from readingroom.summarise.extractive import VERSION
 
 
@@ -108,6 +107,23 @@ def test_bad_requests_are_reasons(lib, library):
     empty = Library.open(":memory:", embedder=library.embedder)
     assert run(empty.summarise([1])).to_dict()["reason"] == "no_documents"
     empty.close()
+
+
+def test_a_document_still_being_indexed_says_so(lib):
+    i = ids(lib)
+    # the record an index run keeps (ingest.py): later.md not stored yet, try.txt being replaced
+    lib.index.set_unfinished(["docs/later.md", "try.txt"])
+    d = run(lib.ask("Summarise later.md")).to_dict()
+    assert d["reason"] == "indexing" and d["message"] == "docs/later.md is still being indexed; ask again when it is done."
+    assert d["results"] == [] and d["summary"]["points"] == 0
+    d = run(lib.summarise([i["try.txt"]])).to_dict()  # the version stored before, said so
+    assert d["summary"]["documents"][0]["note"] == "indexing_again" and d["summary"]["points"]
+    assert "try.txt is being indexed again" in d["message"] and d["reason"] is None
+    d = run(lib.summarise([max(i.values()) + 1])).to_dict()  # a new document's id, before it is stored
+    assert "still being indexed" in d["message"] and d["results"] == []
+    lib.index.set_unfinished([])
+    d = run(lib.ask("Summarise try.txt")).to_dict()
+    assert d["reason"] is None and d["message"] is None and d["summary"]["documents"][0]["note"] is None
 
 
 def test_ask_routes_whole_document_questions(lib):

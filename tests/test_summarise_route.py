@@ -121,3 +121,17 @@ def test_a_file_name_after_the_cue_word_is_exact_even_when_titles_share_words():
     docs = [DocRef(1, "birds.md", "Owls"), DocRef(2, "garden.md", "Garden birds")]
     r = route("Compare birds.md and garden.md", docs)
     assert (r.kind, r.doc_ids, r.reason) == (COMPARE, (1, 2), None)
+
+
+@pytest.mark.parametrize("q, scope, why", [
+    ("summarise R-admin.pdf", (), "named in the question"),
+    ("summarise #R-admin.pdf", (), "named with #"),
+    ("summarise this", (3,), "the documents in the scope"),
+    ("summarise the caching notes", (), "fits 2 documents"),
+    ("summarise this", (), "no document named in the question"),
+    ("compare R-data.pdf and R-data.pdf", (), "both names are the same document"),
+    ("How do I read a CSV file in R?", (), "no summary or comparison asked for"),
+])
+def test_why_says_how_the_documents_were_chosen(q, scope, why):
+    r = route(q, R, scope)
+    assert why in r.why and r.to_dict()["why"] == r.why

@@ -93,3 +93,19 @@ def test_comparison_asked_in_words_is_shown_side_by_side(page):
     page.locator("#chat-log .summary[data-kind='compare']").wait_for(timeout=WAIT_MS)
     assert page.locator("#chat-log .summary-only").count() == 2
     assert "compare of: birds.md, garden.md" in page.locator("#chat-log .searched-for").inner_text()
+    # the debug view says what was decided, on its own line: kind, documents, why
+    route = page.locator("#chat-log .chat-turn .answer-route").first.text_content()
+    assert route.startswith("route: compare · documents: birds.md, garden.md · why: named in the question"), route
+    assert "searched for: compare of: birds.md, garden.md" in page.locator("#chat-log .answer-why").first.text_content()
+
+
+def test_debug_view_says_a_plain_question_went_to_passages(page):
+    add_files(page, [{"name": "birds.md", "mimeType": "text/markdown", "buffer": BIRDS}], expect_documents=1)
+    page.check("#mode-ask")
+    page.fill("#query", "What do barn owls eat?")
+    page.click("#query-button")
+    page.locator("#chat-log .chat-turn .answer-route").first.wait_for(state="attached", timeout=WAIT_MS)
+    page.wait_for_function("() => document.querySelector('#chat-log .answer-route')?.textContent.startsWith('route:')",
+                           timeout=WAIT_MS)
+    assert page.locator("#chat-log .answer-route").first.text_content() == \
+        "route: passages · the question asks no summary or comparison"

@@ -140,6 +140,16 @@ function sourceItem(n, src, onOpen, turnId, remote = null) {
   return item;
 }
 
+/** How the question was routed (summarise/route.py): kind, documents, why; one line. */
+function routeLine(answer) {
+  const r = answer?.route;
+  if (!answer || answer.error) return '';
+  if (!r) return 'route: passages · the question asks no summary or comparison';
+  const names = new Map((answer.summary?.documents ?? []).map((d) => [d.doc_id, d.doc_name]));
+  const docs = (r.doc_ids ?? []).map((id) => names.get(id) ?? `document ${id}`).join(', ') || 'none';
+  return `route: ${r.kind} · documents: ${docs} · why: ${r.why ?? r.reason ?? ''}`;
+}
+
 /** The query searched, the coverage decision and the sentence scores, for the debug view. */
 function answerWhy(answer) {
   if (!answer) return '';
@@ -249,6 +259,7 @@ export function renderTurn(li, turn, on) {
   card.append(h('p', { class: 'chat-timing', text: bits.join(' · ') }),
     h('details', { class: 'chat-debug' }, h('summary', { text: 'Prompt sent' }), h('pre', { class: 'chat-prompt', text: turn.prompt ?? '' })),
     h('details', { class: 'answer-debug' }, h('summary', { text: 'How the quick answer was chosen' }),
+      h('p', { class: 'answer-route', text: routeLine(answer) }),
       h('pre', { class: 'answer-why', text: answerWhy(answer) })));
   parts.push(card);
   li.replaceChildren(...parts);

@@ -5,13 +5,20 @@ The set is SumPubMed (github.com/vgupta123/sumpubmed: ``text/text_N.txt`` articl
 their section headings, ``abstract/abstract_N.txt`` the reference; see /work/sum-data/SOURCES.md
 for the commit and sha256s). Its text is lower-cased, which no sentence splitter can read, so the
 loader capitalises the first letter of each line and after ". " (the same text for all three
-methods); a line of at most eight words without a full stop is taken as a heading.
+methods); an upper-case line (BACKGROUND, RESULTS, CONCLUSIONS) is a heading, and a line of at
+most eight words without a full stop a sub-heading under it.
+
+Two parts, reported apart: articles 1-50 are the development part (the summariser's weights,
+``extractive.W``, were chosen looking at them) and 51-100 the report part (never looked at while
+choosing); ``--dev-last`` moves the line.
 
 Each article is added to an in-memory library with the real model (indexing computes its
 summary); k is our summary's length, and Lead-k (the first k quotable sentences) and TextRank
 (PageRank over the TF-IDF cosines of the same sentences, top k in document order) are made from
 the same sentences with the same k. ROUGE-1/2/L F1 on lower-cased word tokens (written here: the
-formulas are short). Native timing per document only; the numbers are printed with the load.
+formulas are short). ``--index-cost N`` adds N articles to two libraries, with and without the
+summary kept as they are indexed; ``--browser PDF`` times a long document's summary in the page
+(``summaries_page``). Every figure is printed with the load average.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..aio import run
-from ..summarise import extractive, route as _route
+from ..summarise import centrality, extractive, route as _route
 from .stats import load_average
 
 ROUTING = Path(__file__).parent / "data" / "summaries" / "routing.json"
@@ -79,8 +86,11 @@ def readable(text: str) -> str:
     lines = []
     for line in text.splitlines():
         s = line.strip()
-        if s and len(s.split()) <= 8 and not s.endswith("."):
-            lines.append(f"\n# {s[:1].upper()}{s[1:]}\n")
+        if s and re.fullmatch(r"[A-Z ]+", s):  # BACKGROUND, RESULTS, CONCLUSIONS: the article's sections
+            lines.append(f"\n# {s[:1]}{s[1:].lower()}\n")
+            continue
+        if s and len(s.split()) <= 8 and not s.endswith("."):  # a sub-heading (lower-cased in the set)
+            lines.append(f"\n## {s[:1].upper()}{s[1:]}\n")
             continue
         s = re.sub(r"(\.\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), s)
         lines.append(s[:1].upper() + s[1:])
@@ -95,7 +105,7 @@ def textrank(cands, k: int, damping: float = 0.85) -> list:
     n = len(cands)
     if n <= k:
         return list(cands)
-    m = np.array([[extractive.cosine(a.vec, b.vec) if i != j else 0.0 for j, b in enumerate(cands)]
+    m = np.array([[centrality.cosine(a.vec, b.vec) if i != j else 0.0 for j, b in enumerate(cands)]
                   for i, a in enumerate(cands)], dtype=np.float64)
     rows = m.sum(axis=1, keepdims=True)
     m = np.divide(m, rows, out=np.zeros_like(m), where=rows > 0)
@@ -109,24 +119,36 @@ def textrank(cands, k: int, damping: float = 0.85) -> list:
 def baselines(parts, k: int) -> tuple[str, str]:
     keys = extractive.section_keys(parts, k)
     cands, _ = extractive.candidates(parts, keys)
-    bags = [extractive.bag(c.text) for c in cands]
-    df: dict = {}
-    for b in bags:
-        for t in b:
-            df[t] = df.get(t, 0) + 1
-    idf = {t: np.log(1 + len(bags) / d) for t, d in df.items()}
+    bags = [centrality.bag(c.text) for c in cands]
+    idf = centrality.idf_of(bags)
     for c, b in zip(cands, bags):
-        c.vec = extractive._weigh(b, idf)
+        c.vec = centrality.weigh(b, idf)
     return " ".join(c.text for c in cands[:k]), " ".join(c.text for c in textrank(cands, k))
 
 
-def summaries(data: Path, limit: int, model_dir: str | None = None) -> dict:
+DEV_LAST = 50  # SumPubMed articles 1-50: the development part; 51-100: the report part
+
+
+def articles(data: Path, limit: int) -> list[tuple[int, Path]]:
+    paths = sorted((data / "text").glob("text_*.txt"), key=lambda p: int(p.stem.split("_")[1]))
+    return [(int(p.stem.split("_")[1]), p) for p in paths][:limit]
+
+
+def _means(rows: list[dict]) -> dict:
+    return {m: {r: float(np.mean([row[m][r] for row in rows])) for r in ("rouge1", "rouge2", "rougeL")}
+            for m in ("ours", "lead", "textrank")}
+
+
+def summaries(data: Path, limit: int, dev_last: int = DEV_LAST, model_dir: str | None = None) -> dict:
+    """ROUGE of ours, Lead-k and TextRank per article, and the means of each part: development
+    (articles 1..``dev_last``: the summariser's weights were chosen looking at these) and
+    report (the rest: never looked at while choosing)."""
     from .. import Library, NewDocument
     from ..search import hits_for
 
     lib = Library.open(":memory:", model_dir=model_dir)
     rows, times = [], []
-    for path in sorted((data / "text").glob("text_*.txt"), key=lambda p: int(p.stem.split("_")[1]))[:limit]:
+    for n, path in articles(data, limit):
         ref = reference((data / "abstract" / path.name.replace("text_", "abstract_")).read_text())
         t0 = time.perf_counter()
         [out] = run(lib.add([NewDocument(path.name.replace(".txt", ".md"), text=readable(path.read_text()), doc_type="md")]))
@@ -140,14 +162,19 @@ def summaries(data: Path, limit: int, model_dir: str | None = None) -> dict:
         parts = [extractive.Part(h.chunk_id, h.chunk_index, h.text, h.start, h.heading_path, h.page, h.token_count)
                  for h in (hits[i] for i in ids)]
         lead, tr = baselines(parts, max(1, len(ours)))
-        rows.append({"doc": path.name, "k": len(ours), "ours": scores(" ".join(ours), ref),
-                     "lead": scores(lead, ref), "textrank": scores(tr, ref)})
+        rows.append({"n": n, "doc": path.name, "k": len(ours), "texts": {"ours": ours, "lead": lead, "textrank": tr},
+                     "ours": scores(" ".join(ours), ref), "lead": scores(lead, ref), "textrank": scores(tr, ref)})
     lib.close()
-    mean = {m: {r: float(np.mean([row[m][r] for row in rows])) for r in ("rouge1", "rouge2", "rougeL")}
-            for m in ("ours", "lead", "textrank")}
-    return {"documents": len(rows), "mean": mean, "mean_k": float(np.mean([r["k"] for r in rows])),
-            "add_s_median": float(np.median([t["add_s"] for t in times])),
-            "summary_open_ms_median": float(np.median([t["summary_open_ms"] for t in times])), "rows": rows}
+    split = {"development": [r for r in rows if r["n"] <= dev_last], "report": [r for r in rows if r["n"] > dev_last]}
+    parts_out = {}
+    for name, part in split.items():
+        if part:
+            parts_out[name] = {"articles": f"{part[0]['n']}-{part[-1]['n']}", "documents": len(part),
+                               "mean": _means(part), "mean_k": float(np.mean([r["k"] for r in part]))}
+    return {"documents": len(rows), "dev_last": dev_last, "parts": parts_out,
+            "add_s_median": float(np.median([t["add_s"] for t in times])) if times else 0.0,
+            "summary_open_ms_median": float(np.median([t["summary_open_ms"] for t in times])) if times else 0.0,
+            "rows": rows}
 
 
 def routing(path: Path = ROUTING) -> dict:
@@ -166,16 +193,43 @@ def routing(path: Path = ROUTING) -> dict:
     return {"questions": n, "correct": n - len(wrong), "share": (n - len(wrong)) / n, "wrong": wrong}
 
 
+def _print_summaries(s: dict) -> None:
+    print(f"summaries: {s['documents']} SumPubMed articles; development part = articles 1-{s['dev_last']} "
+          f"(the summariser's weights were chosen on these), report part = the rest (never tuned on)")
+    print("| part | method | ROUGE-1 | ROUGE-2 | ROUGE-L |\n|---|---|---|---|---|")
+    for name, part in s["parts"].items():
+        for m, label in (("ours", "ours (extractive)"), ("lead", "Lead-k"), ("textrank", "TextRank")):
+            v = part["mean"][m]
+            print(f"| {name} ({part['articles']}, {part['documents']} docs, mean k {part['mean_k']:.1f}) | {label} | "
+                  f"{v['rouge1']:.4f} | {v['rouge2']:.4f} | {v['rougeL']:.4f} |")
+    print(f"native: add (index + summary) median {s['add_s_median']:.2f} s; summary opens in "
+          f"{s['summary_open_ms_median']:.1f} ms (median)")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m readingroom.bench summaries")
     p.add_argument("--data", type=Path, help="SumPubMed's text/ and abstract/ (see the module's doc)")
     p.add_argument("--limit", type=int, default=100)
+    p.add_argument("--dev-last", type=int, default=DEV_LAST, help="the last article of the development part")
+    p.add_argument("--index-cost", type=int, metavar="N", default=0,
+                   help="also add the first N articles with and without the summary precomputation")
+    p.add_argument("--browser", type=Path, metavar="PDF", help="time a long document's summary in the page")
+    p.add_argument("--no-build", action="store_true", help="with --browser: serve the dist/ already built")
+    p.add_argument("--routing", type=Path, default=ROUTING, help="the question set (JSON)")
     p.add_argument("--json", type=Path, default=Path("bench-results/summaries.json"))
     args = p.parse_args(argv)
     load0 = load_average()
-    out: dict = {"routing": routing()}
-    if args.data:
-        out["summaries"] = summaries(args.data, args.limit)
+    out: dict = {"routing": routing(args.routing)}
+    if args.data and args.limit > 0:
+        out["summaries"] = summaries(args.data, args.limit, args.dev_last)
+    if args.data and args.index_cost:
+        from .summaries_cost import index_cost
+
+        out["index_cost"] = index_cost(args.data, args.index_cost)
+    if args.browser:
+        from .summaries_page import page_timing
+
+        out["page"] = page_timing(args.browser, rebuild=not args.no_build)
     out["load_average"] = {"start": load0, "end": load_average()}
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(out, indent=1))
@@ -184,14 +238,20 @@ def main(argv: list[str] | None = None) -> int:
     for w in r["wrong"]:
         print(f"  wrong: {w['q']!r} -> {w['got']['kind']} {w['got']['reason']} {w['got']['doc_ids']}")
     if "summaries" in out:
-        s = out["summaries"]
-        print(f"summaries: {s['documents']} SumPubMed articles, mean k {s['mean_k']:.1f}")
-        print("| method | ROUGE-1 | ROUGE-2 | ROUGE-L |\n|---|---|---|---|")
-        for m, label in (("ours", "ours (extractive)"), ("lead", "Lead-k"), ("textrank", "TextRank")):
-            v = s["mean"][m]
-            print(f"| {label} | {v['rouge1']:.4f} | {v['rouge2']:.4f} | {v['rougeL']:.4f} |")
-        print(f"native: add (index + summary) median {s['add_s_median']:.2f} s; summary opens in "
-              f"{s['summary_open_ms_median']:.1f} ms (median)")
+        _print_summaries(out["summaries"])
+    if "index_cost" in out:
+        c = out["index_cost"]
+        print(f"indexing cost: {c['documents']} articles added with the summary {c['with_s']:.2f} s, without "
+              f"{c['without_s']:.2f} s: {c['slowdown']:+.1%} (A/B, exposed to the machine's load); time inside the "
+              f"summary's computation and write {c['keep_s']:.2f} s = {c['keep_share']:.1%} of the indexing time "
+              f"(load average {load_average()})")
+    if "page" in out:
+        g = out["page"]
+        print(f"page: {g['document']} ({g['pages']} pages, {g['chunks']} chunks, indexed natively in {g['index_s']} s): "
+              f"Summarise clicked to outline on screen {g['ask_to_screen_ms']} ms median (each: {g['runs_ms']}); "
+              f"'Summarise {g['document']}' asked in words: {g['asked_in_words_ms']} ms; native: the stored summary "
+              f"{g['native_ms']:.1f} ms, computed from the chunks {g['native_compute_ms']:.1f} ms "
+              f"(load average {g['load_average']})")
     print(f"load average: {load0} -> {out['load_average']['end']}")
     return 0
 

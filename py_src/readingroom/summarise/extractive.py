@@ -5,15 +5,18 @@ The input is what indexing already has: the chunks (text, offsets, heading path,
 their embedding vectors, so nothing more is embedded and the summary can be computed in the
 same transaction that stores the document. A sentence's worth is
 
+- its *word centrality*: its rank in the graph of the document's sentences whose edges are
+  their TF-IDF word cosines (porter stems; ``centrality.graph_rank``, the random walk of
+  TextRank and LexRank): a sentence much of the document echoes;
 - its chunk's *embedding centrality*: the cosine of the chunk's vector to the document's
   mean vector, and to its section's (what the document and the section are mostly about);
-- its *word centrality*: the TF-IDF cosine of the sentence to the document's and its
-  section's word profile (MEAD's centroid, with porter stems);
-- its place: the opening sentences of the document and of a section say what follows.
+- its place: the opening sentences of a section (and of the document) say what follows.
 
 Sentences are then picked greedily with redundancy removed (a candidate close in words to one
 already picked, in any section, loses that closeness: MMR), sections not yet represented
-first, each section capped by its share of the document. The length follows the document:
+first, each section capped by its share of the document. The weights ``W`` were chosen on
+SumPubMed articles 1-50 only (``bench summaries`` reports articles 51-100 apart, never looked
+at while choosing). The length follows the document:
 about 5 sentences for a short note, 15 to 25 for a 300-page manual (``target_length``).
 """
 
@@ -22,20 +25,20 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
 from .. import sentences as _sentences
-from ..fts import STOPWORDS
-from ..porter import stem
+from .centrality import bag, cosine, embedding, graph_rank, idf_of, weigh
 
-VERSION = 1  # of the algorithm: a stored summary of another version is computed again
+VERSION = 2  # of the algorithm: a stored summary of another version is computed again
 MIN_WORDS, MAX_WORDS = 6, 70  # a quotable sentence: a thought, not a label or a whole page
 POOL = 20  # candidates per sentence wanted that go on to the redundancy pass
 REDUNDANCY = 0.6  # MMR's weight on closeness to what is already picked
-_WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
+# The measures' weights (chosen on SumPubMed articles 1-50 only; see the module's doc)
+W = {"emb_doc": 0.35, "emb_sec": 0.15, "graph": 1.0, "first": 0.3, "second": 0.15, "decay": 0.2,
+     "opening": 0.1, "redundancy": REDUNDANCY, "fresh": 0.1, "cap": 1.0, "heading": 0.1, "fresh_heading": 0.3}
 _KEPT = (_sentences.PROSE, _sentences.ITEM)
 
 
@@ -91,32 +94,6 @@ def target_length(tokens: int) -> int:
     return max(5, min(25, round(5 + 6 * math.log10(max(1.0, tokens / 1000)))))
 
 
-@lru_cache(maxsize=50_000)
-def _stem(w: str) -> str:
-    return stem(w) or w
-
-
-def bag(text: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for w in _WORD.findall(text.lower()):
-        if w not in STOPWORDS:
-            s = _stem(w)
-            out[s] = out.get(s, 0) + 1
-    return out
-
-
-def _weigh(b: dict[str, int], idf: dict[str, float]) -> dict[str, float]:
-    v = {t: (1 + math.log(c)) * idf.get(t, 0.0) for t, c in b.items()}
-    n = math.sqrt(sum(x * x for x in v.values())) or 1.0
-    return {t: x / n for t, x in v.items()}
-
-
-def cosine(a: dict[str, float], b: dict[str, float]) -> float:
-    if len(a) > len(b):
-        a, b = b, a
-    return sum(x * b.get(t, 0.0) for t, x in a.items())
-
-
 @dataclass
 class _Cand:
     text: str
@@ -126,6 +103,7 @@ class _Cand:
     section: int
     order: int  # place among the section's sentences
     label: tuple[str, ...] = ()  # what the outline shows it under
+    under: int = 0  # place among the sentences under that heading
     vec: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
 
@@ -154,6 +132,7 @@ def candidates(parts: Sequence[Part], keys: Sequence[tuple[str, ...]]) -> tuple[
     out: list[_Cand] = []
     seen: set[int] = set()
     counts: dict[int, int] = {}
+    heads: dict[tuple[str, ...], int] = {}
     last_heading: tuple[str, ...] = ()
     for p, key in zip(parts, keys):
         sec = order.setdefault(key, len(order))
@@ -167,9 +146,10 @@ def candidates(parts: Sequence[Part], keys: Sequence[tuple[str, ...]]) -> tuple[
             if not MIN_WORDS <= n <= MAX_WORDS or _sentences.looks_like_code(s.text):
                 continue
             seen.add(at)
-            out.append(_Cand(s.text, at, p.start + s.end, p, sec, counts.get(sec, 0),
-                             p.heading_path or last_heading))
+            label = p.heading_path or last_heading
+            out.append(_Cand(s.text, at, p.start + s.end, p, sec, counts.get(sec, 0), label, heads.get(label, 0)))
             counts[sec] = counts.get(sec, 0) + 1
+            heads[label] = heads.get(label, 0) + 1
     return out, list(order)
 
 
@@ -180,11 +160,6 @@ def _titled(text: str, s) -> bool:
     """A heading of the text's own (``# Title``, or a line underlined with === or ***), not
     a short label line."""
     return len(s.text) <= 120 and (s.text.startswith("#") or bool(_RULE.match(text, s.end)))
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    n = float(np.linalg.norm(v))
-    return v / n if n else v
 
 
 def summarise(parts: Sequence[Part], vectors: np.ndarray | None, length: int | None = None) -> Extract:
@@ -199,36 +174,32 @@ def summarise(parts: Sequence[Part], vectors: np.ndarray | None, length: int | N
     if not cands:
         out.note = "no_prose"
         return out
-    bags = [bag(c.text) for c in cands]
-    df: dict[str, int] = {}
-    for b in bags:
-        for t in b:
-            df[t] = df.get(t, 0) + 1
-    idf = {t: math.log(1 + len(bags) / d) for t, d in df.items()}
-    for c, b in zip(cands, bags):
-        c.vec = _weigh(b, idf)
-    whole: dict[str, int] = {}
-    per_sec: list[dict[str, int]] = [{} for _ in sections]
-    for c, b in zip(cands, bags):
-        for t, k in b.items():
-            whole[t] = whole.get(t, 0) + k
-            per_sec[c.section][t] = per_sec[c.section].get(t, 0) + k
-    doc_words = _weigh(whole, idf)
-    sec_words = [_weigh(b, idf) for b in per_sec]
-    chunk_doc, chunk_sec = _embedding_centrality(parts, keys, vectors)
-    for c in cands:
-        i = c.part.index
-        place = 0.15 if c.order == 0 else 0.08 if c.order == 1 else 0.0
-        if c.section == 0 and c.order < 3:
-            place += 0.1
-        c.score = (0.35 * chunk_doc.get(i, 0.0) + 0.15 * chunk_sec.get(i, 0.0)
-                   + 0.35 * cosine(c.vec, doc_words) + 0.15 * cosine(c.vec, sec_words[c.section]) + place)
+    _score(cands, parts, keys, vectors)
     picked = _pick(cands, len(sections), tokens_by_section(cands, len(sections)), want)
     out.points = [Point(c.text, c.start, c.end, c.part.chunk_id, c.part.index, c.label,
                         c.part.page, c.score) for c in sorted(picked, key=lambda c: c.start)]
     if len(cands) == 1:
         out.note = "one_sentence"
     return out
+
+
+def _score(cands: list[_Cand], parts, keys, vectors) -> None:
+    """Each candidate's worth: the weighted sum of ``W``'s measures (see the module's doc)."""
+    bags = [bag(c.text) for c in cands]
+    idf = idf_of(bags)
+    for c, b in zip(cands, bags):
+        c.vec = weigh(b, idf)
+    chunk_doc, chunk_sec = embedding([p.index for p in parts], keys, vectors)
+    ranks = graph_rank([c.vec for c in cands]) if len(cands) > 1 else np.ones(len(cands))
+    for c, rank in zip(cands, ranks):
+        i = c.part.index
+        place = (W["first"] if c.order == 0 else W["second"] if c.order == 1 else 0.0) + W["decay"] / (1 + c.order)
+        if c.section == 0 and c.order < 3:
+            place += W["opening"]
+        if c.under == 0:
+            place += W["heading"]
+        c.score = (W["emb_doc"] * chunk_doc.get(i, 0.0) + W["emb_sec"] * chunk_sec.get(i, 0.0)
+                   + W["graph"] * float(rank) + place)
 
 
 def tokens_by_section(cands: Sequence[_Cand], n: int) -> list[int]:
@@ -238,40 +209,24 @@ def tokens_by_section(cands: Sequence[_Cand], n: int) -> list[int]:
     return out
 
 
-def _embedding_centrality(parts, keys, vectors) -> tuple[dict[int, float], dict[int, float]]:
-    """Each chunk's cosine to the document's mean vector and to its section's."""
-    if vectors is None or len(vectors) != len(parts) or not len(parts):
-        return {}, {}
-    m = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
-    m = m / np.where(norms == 0, 1, norms)
-    doc = m @ _unit(m.mean(axis=0))
-    sec: dict[int, float] = {}
-    groups: dict[tuple[str, ...], list[int]] = {}
-    for row, key in enumerate(keys):
-        groups.setdefault(key, []).append(row)
-    for rows in groups.values():
-        sims = m[rows] @ _unit(m[rows].mean(axis=0))
-        for r, s in zip(rows, sims):
-            sec[parts[r].index] = float(s)
-    return {p.index: float(s) for p, s in zip(parts, doc)}, sec
-
-
 def _pick(cands: list[_Cand], n_sections: int, size: list[int], want: int) -> list[_Cand]:
     """Greedy MMR: the best remaining sentence after redundancy, an unrepresented section's
     first, no section past its share (rounded up) of the words."""
     pool = sorted(cands, key=lambda c: -c.score)[: POOL * want]
     total = sum(size) or 1
-    cap = [max(1, math.ceil(want * s / total)) for s in size]
+    cap = [max(1, math.ceil(W["cap"] * want * s / total)) for s in size]
     taken = [0] * n_sections
     picked: list[_Cand] = []
+    # a plain text's heading lines (sections here are only runs of parts): one not yet shown first
+    shown: set[tuple[str, ...]] = set()
     closest = [0.0] * len(pool)
     while len(picked) < want:
         best, best_val = -1, -math.inf
         for i, c in enumerate(pool):
             if closest[i] < 0 or taken[c.section] >= cap[c.section]:
                 continue
-            val = c.score - REDUNDANCY * closest[i] + (0.1 if taken[c.section] == 0 else 0.0)
+            val = (c.score - W["redundancy"] * closest[i] + (W["fresh"] if taken[c.section] == 0 else 0.0)
+                   + (W["fresh_heading"] if c.label not in shown and not c.part.heading_path else 0.0))
             if val > best_val:
                 best, best_val = i, val
         if best < 0:
@@ -279,6 +234,7 @@ def _pick(cands: list[_Cand], n_sections: int, size: list[int], want: int) -> li
         chosen = pool[best]
         picked.append(chosen)
         taken[chosen.section] += 1
+        shown.add(chosen.label)
         closest[best] = -1.0
         for i, c in enumerate(pool):
             if closest[i] >= 0:

@@ -88,9 +88,25 @@ class Route:
             return "That compares a document with itself: name two different documents to compare."
         return None
 
+    @property
+    def why(self) -> str:
+        """Why these documents, in a few words (the debug view's line)."""
+        if self.reason == AMBIGUOUS:
+            return f"“{self.phrase}” fits {len(self.candidates)} documents"
+        if self.reason == SAME_DOCUMENT:
+            return "both names are the same document"
+        if self.reason == WHICH_DOCUMENT:
+            return "no document named in the question, and none or too few in the scope"
+        if self.kind == PASSAGES:
+            return (f"“{self.phrase}” names no document: a topic, answered from passages" if self.phrase
+                    else "no summary or comparison asked for: answered from passages")
+        if self.named:
+            return f"named in the question (“{self.phrase}”)" if self.phrase else "named with #"
+        return "the documents in the scope (ticked, or the only ones)"
+
     def to_dict(self) -> dict:
         return {"kind": self.kind, "doc_ids": list(self.doc_ids), "named": self.named,
-                "reason": self.reason, "message": self.message, "phrase": self.phrase,
+                "reason": self.reason, "message": self.message, "phrase": self.phrase, "why": self.why,
                 "candidates": [c.__dict__ for c in self.candidates]}
 
 

@@ -35,6 +35,7 @@ NOTES = {
     "one_sentence": "{name} holds only one sentence; here it is.",
     "missing": "Document {id} is not in the library (deleted, or still being indexed: ask again when it is done).",
     "indexing": "{name} is still being indexed; ask again when it is done.",
+    "indexing_again": "{name} is being indexed again; this is the summary of the version stored before.",
 }
 
 
@@ -138,6 +139,8 @@ async def summarise(index, embedder, doc_ids: Sequence[int], options: dict | Non
             continue
         ex = stored.load(index, doc_id)
         note = "indexing" if ex is None and d.name in unfinished else (ex.note if ex else "no_prose")
+        if note is None and d.name in unfinished:
+            note = "indexing_again"
         points = ex.points if ex else []
         if opts["length"] and len(points) > opts["length"]:  # the best ones, still in order
             best = sorted(points, key=lambda p: -p.score)[: opts["length"]]
@@ -230,9 +233,24 @@ async def answer(index, embedder, question: str, options=None) -> Summarised | N
     if kind_of(q) == PASSAGES or index.is_empty():
         return None
     r = decide(index, q, _scope(options))
+    pending = _being_indexed(index, q) if r.reason or r.kind == PASSAGES else None
+    if pending:  # "summarise report.pdf" while report.pdf is still being added
+        return Summarised(question=str(question), kind=kind_of(q), route=r, reason="indexing",
+                          message=NOTES["indexing"].format(name=pending))
     if r.kind == PASSAGES:
         return None
     if r.reason:
         return Summarised(question=str(question), kind=r.kind, route=r, reason=r.reason, message=r.message)
     own = {k: v for k, v in (options or {}).items() if k in ("length", "fit_budget")} if isinstance(options, dict) else {}
     return await summarise(index, embedder, r.doc_ids, {"kind": r.kind, "question": str(question), **own}, route=r)
+
+
+def _being_indexed(index, question: str) -> str | None:
+    """A file the question names that is recorded as still to be indexed and not yet stored."""
+    q = question.lower()
+    stored_names = {d.name for d in index.documents()}
+    for name in index._unfinished or ():
+        base = name.rsplit("/", 1)[-1].lower()
+        if name not in stored_names and base and base in q:
+            return name
+    return None
