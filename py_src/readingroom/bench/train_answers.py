@@ -24,6 +24,7 @@ import hashlib
 import json
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -82,6 +83,7 @@ async def rows_for(lib, item: qa_data.Item) -> dict:
     s, ev = _decide(item.question, cands, qvec, vecs, spans, result.evidence)
     return {"x": s.features, "y": np.array([item.holds_answer(c.text) for c in cands], dtype=float),
             "ev": [ev.sentence_sim or 0.0, ev.passage_sim or 0.0, ev.words],
+            "q": item.question, "cands": [asdict(c) for c in cands], "cos": s.cos,
             "in_packed": any(item.holds_answer(sp.text) for sp in spans)}
 
 
@@ -104,6 +106,18 @@ def collect(lib, items: list[qa_data.Item], label: str) -> list[dict]:
     return out
 
 
+def refeature(sets: dict) -> dict:
+    """Features computed again from the stored candidates (rows collected with them), so a
+    change to ``features`` retrains without running retrieval again."""
+    from ..answer.candidates import Candidate
+
+    for rows in sets.values():
+        for r in rows:
+            if "cands" in r:
+                r["x"] = F.matrix(F.Question.of(r["q"]), [Candidate(**c) for c in r["cands"]], r["cos"])
+    return sets
+
+
 def sentence_model(params: dict) -> M.SentenceModel:
     return M.SentenceModel(tuple(F.NAMES), np.asarray(params["mean"]), np.asarray(params["scale"]),
                            np.asarray(params["w1"]), np.asarray(params["b1"]), np.asarray(params["w2"]),
@@ -115,6 +129,39 @@ def baseline_logits(x: np.ndarray) -> np.ndarray:
     n = 1.0 / x[:, F.NAMES.index("passage_rank")]
     return (x[:, F.NAMES.index("cos")] + 0.25 * x[:, F.NAMES.index("idf_share")]
             + 0.05 * np.maximum(0, 4 - n) - 0.05 * x[:, F.NAMES.index("lead_in")]) * 20
+
+
+KEEP_SHARES = (0.3, 0.2, 0.1, 0.05, 0.02, 0.0)
+WORTH = 0.05  # an extra sentence shown must bring the answer to at least 5 more questions in 100
+
+
+def keep_curve(rows: list[dict], logits_of) -> dict:
+    """How often the answer is among the sentences shown, and how many are shown, for each
+    ``KEEP_SHARE`` on the held-back questions; and the share chosen: the lowest whose step
+    from the one before still gains ``WORTH`` per extra sentence shown."""
+    out = {}
+    for share in KEEP_SHARES:
+        hit, shown_n, n = 0, 0, 0
+        for r in rows:
+            if not r["answerable"]:
+                continue
+            n += 1
+            if not len(r["x"]):
+                continue
+            lg = logits_of(r["x"])
+            p = M.probabilities(lg)
+            shown = [i for i in np.argsort(-lg)[:quick.MAX_QUICK] if p[i] >= share * p.max()]
+            hit += bool(r["y"][shown].any())
+            shown_n += len(shown)
+        out[f"{share:.2f}"] = {"quick_answer": round(hit / n, 4), "sentences_shown": round(shown_n / n, 3)}
+    chosen, prev = KEEP_SHARES[0], out[f"{KEEP_SHARES[0]:.2f}"]
+    for share in KEEP_SHARES[1:]:
+        cur = out[f"{share:.2f}"]
+        more = cur["sentences_shown"] - prev["sentences_shown"]
+        if more <= 0 or (cur["quick_answer"] - prev["quick_answer"]) / more < WORTH:
+            break
+        chosen, prev = share, cur
+    return {"by_share": out, "worth_per_sentence": WORTH, "chosen": chosen}
 
 
 def figures(rows: list[dict], logits_of) -> dict:
@@ -166,9 +213,9 @@ def main(argv=None) -> int:
     lib = library(a.cache, {t: docs[t] for t in train_t | held_t}, a.model_dir)
     pick = lambda ts, answerable: [i for i in items if i.title in ts and i.answerable == answerable]  # noqa: E731
     outside = [i for i in items if i.title in out_t]
-    rows_path = a.cache / "rows.npz"
+    rows_path = a.cache / "rows-candidates.npz"
     if rows_path.exists():
-        sets = np.load(rows_path, allow_pickle=True)["sets"].item()
+        sets = refeature(np.load(rows_path, allow_pickle=True)["sets"].item())
     else:
         l0 = load_average()
         sets = {"train": collect(lib, pick(train_t, True), "train"),
@@ -191,6 +238,8 @@ def finish(a, sets: dict) -> int:
         curve[f"{share:.2f}"] = {"train_questions": len(part), **figures(sets["held"], sm.logits)}
         print(f"  trained on {len(part)}: held back {curve[f'{share:.2f}']}", file=sys.stderr)
     base = figures(sets["held"], baseline_logits)
+    keep = keep_curve(sets["held"], sm.logits)
+    print(f"  quick answer by KEEP_SHARE (held back): {keep}", file=sys.stderr)
     half = len(sets["outside"]) // 2
     cx, cy = coverage_rows(sets["train"] + sets["outside"][:half], sm)
     cov = learn.fit_logistic(cx, cy)
@@ -202,6 +251,7 @@ def finish(a, sets: dict) -> int:
     refused_out = float(np.mean(probs[hy == 0] < threshold))
     meta = {"trained": time.strftime("%Y-%m-%d"), "data": {f: sha256(a.data / f) for f in qa_data.TRAIN_FILES},
             "questions": {k: len(v) for k, v in sets.items()}, "learning_curve": curve, "baseline": base,
+            "keep_share": keep,
             "coverage_held_back": {"false_refusals": KEEP_FALSE_REFUSALS, "left_out_refused": round(refused_out, 4)}}
     out = {"meta": meta, "sentence": {"names": list(F.NAMES), **{k: params[k] for k in ("mean", "scale", "w1", "b1", "w2", "b2")}},
            "coverage": {"names": list(coverage.NAMES), **{k: cov[k] for k in ("mean", "scale", "w", "b")},
