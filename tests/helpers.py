@@ -1,6 +1,7 @@
 """Small helpers shared by the native tests."""
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,3 +30,31 @@ class OtherModel:
 
     async def count_tokens(self, texts):
         return [1] * len(texts)
+
+
+@contextmanager
+def serving(app):
+    """``app`` served by uvicorn on a free port of 127.0.0.1, in a thread: yields its base URL."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(400):
+        if server.started or not thread.is_alive():
+            break
+        time.sleep(0.05)
+    if not server.started:
+        raise RuntimeError(f"uvicorn did not start on 127.0.0.1:{port}")
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)

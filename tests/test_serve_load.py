@@ -6,14 +6,12 @@ documents added = documents listed = documents in status, chunks in status = chu
 from __future__ import annotations
 
 import os
-import socket
 import threading
 import time
 
 import httpx
-import uvicorn
 
-from helpers import run
+from helpers import run, serving
 from readingroom import Library, NewDocument
 from readingroom.serve.app import Config, make_app
 from readingroom.serve.tokens import TokenFile
@@ -29,28 +27,11 @@ def _doc(i: int) -> dict:
                                              f"check it weekly, clean it monthly, and write down what changed."}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_sixteen_clients_asking_while_one_adds(postgres, embedder, tmp_path):
     lib = Library.open(postgres.new_database(), embedder=embedder)
     run(lib.add([NewDocument(d["name"], text=d["text"]) for d in map(_doc, range(40))]))
     tokens = TokenFile(tmp_path / "tokens.json")
     reader, writer = tokens.add("r", writes=False), tokens.add("w", writes=True)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(make_app(lib, tokens, Config(rate_per_minute=10**6, burst=10**5)),
-                                           host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if server.started:
-            break
-        time.sleep(0.05)
-    assert server.started
-    base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + SECONDS
     errors: list[str] = []
     done = {"search": 0, "ask": 0}
@@ -90,18 +71,16 @@ def test_sixteen_clients_asking_while_one_adds(postgres, embedder, tmp_path):
                 added.append(i)
 
     workers = [threading.Thread(target=asker, args=(n,)) for n in range(CLIENTS)] + [threading.Thread(target=adder)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(timeout=SECONDS + 300)
-    assert not any(w.is_alive() for w in workers)
-    try:
+    with serving(make_app(lib, tokens, Config(rate_per_minute=10**6, burst=10**5))) as base:
+        deadline = time.monotonic() + SECONDS
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(timeout=SECONDS + 300)
+        assert not any(w.is_alive() for w in workers)
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {reader}"}, timeout=60) as c:
             status = c.get("/v1/status").json()
             listed = c.get("/v1/documents").json()["documents"]
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
     stored_chunks = lib.index.store.query("SELECT count(*) FROM chunks")[0][0]
     lib.close()
     print(f"\nload: {done['search']} searches, {done['ask']} asks, {len(added)} documents added in "

@@ -6,15 +6,11 @@ name or words, an answer quoting it) is ever in a request to it."""
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 
 import pytest
-import uvicorn
 
 from conftest import OriginGuard
-from helpers import run
+from helpers import run, serving
 from pages import wait_ready
 from readingroom import Library, NewDocument
 from readingroom.serve.app import Config, make_app
@@ -25,12 +21,6 @@ SECRET = {"name": "vault-notes.md", "text": "# Vault\n\nThe kettle in the vault 
 SECRET_WORDS = ["vault", "heron", "4242", "vinegar"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def remote(postgres, embedder, site, tmp_path_factory):
     lib = Library.open(postgres.new_database(), embedder=embedder)
@@ -38,18 +28,8 @@ def remote(postgres, embedder, site, tmp_path_factory):
                              "with citric acid; the facilities team keeps the log.")]))
     tokens = TokenFile(tmp_path_factory.mktemp("remote") / "tokens.json")
     token = tokens.add("page", writes=False)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(make_app(lib, tokens, Config(cors_origins=(site,))),
-                                           host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if server.started:
-            break
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", token
-    server.should_exit = True
-    thread.join(timeout=30)
+    with serving(make_app(lib, tokens, Config(cors_origins=(site,)))) as base:
+        yield base, token
     lib.close()
 
 
