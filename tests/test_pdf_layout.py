@@ -42,3 +42,19 @@ def test_a_pdf_without_text_is_refused_with_a_reason(library):
 
     [out] = run(library.add([NewDocument("scan.pdf", data=pdf_bytes(["x"], image_only=True))]))
     assert out.error["type"] == "empty_document" and "no text layer" in out.error["message"]
+
+
+def test_split_ligatures_are_joined_when_the_document_knows_the_word():
+    from readingroom.extract.pdfclean import join_split_ligatures
+
+    pages = ["Use f ixed width f ormatted files for the of f ice.", "A fixed layout; f is a function, f form is a form.",
+             "The e ffi cient way is to keep the office open: f irst things first."]
+    out = join_split_ligatures(pages)
+    assert out[0] == "Use fixed width formatted files for the office."  # "ormatted" is no word here
+    assert out[1] == pages[1]  # "f is", "f form": a name, then words the document has on their own
+    assert out[2] == "The efficient way is to keep the office open: first things first."
+
+
+def test_a_split_ligature_is_joined_in_a_pdf_read_on_either_side():
+    doc = document("m.pdf", ["Reading f ixed width f ormatted files.\nThe fixed kind is common."])
+    assert "Reading fixed width formatted files." in doc.text()

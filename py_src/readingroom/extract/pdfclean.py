@@ -7,7 +7,8 @@ Pure, and the same on both sides (pypdf natively, pdf.js in the page give the li
   numeral, or a line carrying the page's own number at the offset most pages agree on
   ("Chapter 1: Introduction 5" on page 10);
 - words broken at line ends ("differ-" / "ences") are joined, across pages too;
-- ligature code points (ﬁ, ﬂ ...) become letters, and dot leaders shrink to one space;
+- ligature code points (ﬁ, ﬂ ...) become letters, ligatures split off their word ("f ixed")
+  are joined again (``join_split_ligatures``), and dot leaders shrink to one space;
 - the outline becomes the heading path: each bookmark starts a section where its title
   appears on its page (or at the top of the page when the title is not found).
 """
@@ -27,6 +28,10 @@ _ROMAN = re.compile(r"^[ivxlcdm]+$", re.I)
 _NUMBER_AT_ENDS = re.compile(r"^(\d+)\b|\b(\d+)$")
 _HYPHEN = re.compile(r"([^\W\d_])-\n[ \t]*([a-z][\w’']*)[ \t]*", re.U)
 _LEADER = re.compile(r"(?:\s?\.){4,}\s*")
+# A ligature left as its own piece ("f ixed", "of f ice", "e ffi cient"): an optional word start,
+# the ligature's letters, then the rest of the word, each lower-case and one space apart.
+_SPLIT = re.compile(r"(?<![\w-])(?:([a-z]+) )?(ff?[il]?) ([a-z]+)(?![\w-])")
+_WORD = re.compile(r"[^\W\d_]+")
 EDGE = 2  # lines at the top and at the bottom of a page that may be running
 
 
@@ -94,7 +99,7 @@ def clean_pages(pages: list[str], outline: list[tuple[int, str, int]] = ()) -> l
     drops = running_lines(split, titles)
     texts = ["\n".join(line for i, line in enumerate(lines) if i not in drop).strip()
              for lines, drop in zip(split, drops)]
-    texts = [_LEADER.sub(" ", _HYPHEN.sub(r"\1\2\n", t)) for t in texts]
+    texts = join_split_ligatures([_LEADER.sub(" ", _HYPHEN.sub(r"\1\2\n", t)) for t in texts])
     for k in range(len(texts) - 1):  # a word broken across two pages
         m = re.search(r"([^\W\d_])-$", texts[k])
         nxt = re.match(r"([a-z][\w’']*)[ \t]*\n?", texts[k + 1])
@@ -102,6 +107,37 @@ def clean_pages(pages: list[str], outline: list[tuple[int, str, int]] = ()) -> l
             texts[k] = texts[k][:-1] + nxt.group(1)
             texts[k + 1] = texts[k + 1][nxt.end():]
     return texts
+
+
+def join_split_ligatures(texts: list[str]) -> list[str]:
+    """Words whose ligature a PDF reader gave as a piece of its own joined again: "f ixed"
+    becomes "fixed" when the rest ("ixed") is no word of the document on its own, or when
+    "fixed" stands elsewhere in it more often than the rest does ("f in" stays: "in" is
+    commoner than "fin"); "e ffi cient" becomes "efficient" when the word
+    is known or its start is a short piece ("e", "di") that is no word elsewhere; "f is"
+    (a variable, then a word) stays."""
+    words = Counter(w.lower() for t in texts for w in _WORD.findall(t))
+    pieces = Counter()  # how often a word is counted only because it stands in a split
+    for t in texts:
+        for m in _SPLIT.finditer(t):
+            pieces.update(x for x in m.groups() if x)
+
+    def seen(w: str) -> int:  # times the word stands on its own, outside a split
+        return words[w] - pieces[w]
+
+    def is_word(w: str) -> bool:
+        return seen(w) > 0
+
+    def join(m: re.Match) -> str:
+        start, lig, rest = m.groups()
+        if start and (is_word(start + lig + rest) or (len(start) <= 3 and not is_word(start))):
+            return start + lig + rest
+        tail = lig + rest
+        if not is_word(rest) or seen(tail) > seen(rest):
+            return (start + " " if start else "") + tail
+        return m.group(0)
+
+    return [_SPLIT.sub(join, t) for t in texts]
 
 
 def _sections(texts: list[str], outline: list[tuple[int, str, int]], scanned: set[int]) -> list[Section]:
