@@ -113,3 +113,26 @@ def scan_pdf() -> bytes:
     pdf.add_page()
     pdf.image(io.BytesIO(scan_png([])), x=10, y=10, w=190)
     return bytes(pdf.output())
+
+
+def headed_pdf() -> bytes:
+    """No bookmarks: a title at 22 pt, two sections at 16 pt with a subsection at 14 pt, body
+    text at 11 pt, and a running head at 11 pt on every page."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    body = "The survey counted the birds along the coast in the spring. " * 8
+    for n, (title, head, sub) in enumerate([("Coastal Birds Survey", "Gulls and terns", "Nesting sites"),
+                                            (None, "Puffins", "Burrows")], start=1):
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=11)
+        pdf.cell(0, 6, "Coastal birds survey report", new_x="LMARGIN", new_y="NEXT")
+        if title:
+            pdf.set_font("Helvetica", "B", size=22)
+            pdf.cell(0, 12, title, new_x="LMARGIN", new_y="NEXT")
+        for text, size in ((head, 16), (sub, 14)):
+            pdf.set_font("Helvetica", "B", size=size)
+            pdf.cell(0, 9, text, new_x="LMARGIN", new_y="NEXT")
+            pdf.set_font("Helvetica", size=11)
+            pdf.multi_cell(0, 6, f"{text}: {body}", new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())

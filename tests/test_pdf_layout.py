@@ -5,6 +5,7 @@ order. The page hands pdf.js's pages and outline to the same function (tests/bro
 from __future__ import annotations
 
 import formats
+import formats_extra
 from readingroom.extract import extract
 from readingroom.extract.pdfclean import document
 
@@ -58,3 +59,23 @@ def test_split_ligatures_are_joined_when_the_document_knows_the_word():
 def test_a_split_ligature_is_joined_in_a_pdf_read_on_either_side():
     doc = document("m.pdf", ["Reading f ixed width f ormatted files.\nThe fixed kind is common."])
     assert "Reading fixed width formatted files." in doc.text()
+
+
+def test_without_an_outline_larger_type_becomes_the_heading_path():
+    doc = extract("survey.pdf", formats_extra.headed_pdf())
+    paths = [s.heading_path for s in doc.sections]
+    assert paths == [("Coastal Birds Survey",), ("Coastal Birds Survey", "Gulls and terns"),
+                     ("Coastal Birds Survey", "Gulls and terns", "Nesting sites"),
+                     ("Coastal Birds Survey", "Puffins"), ("Coastal Birds Survey", "Puffins", "Burrows")]
+    assert "Puffins: The survey counted" in doc.sections[3].text
+
+
+def test_font_outline_is_a_pure_decision_on_runs():
+    from readingroom.extract.pdffonts import font_outline
+
+    body = ("Plain words of the body, set at the usual size of the text.\n", 10.0)
+    pages = [[("Introduction\n", 18.0), body, body, ("A small caption\n", 8.0)],
+             [("Methods", 14.0), (" and data\n", 14.0), body, ("Page 2 of 2\n", 10.0)]]
+    assert font_outline(pages) == [(1, "Introduction", 1), (2, "Methods and data", 2)]
+    assert font_outline([[body, body]]) == []  # one size: no headings
+    assert font_outline([[("A paragraph set large " * 6 + "\n", 16.0), body, body]]) == []  # too long

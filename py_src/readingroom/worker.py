@@ -109,6 +109,7 @@ async def add_documents(docs_json: str) -> str:
                             pages=tuple(d["pages"]) if d.get("pages") is not None else None,
                             outline=tuple(tuple(o) for o in d.get("outline") or ()),
                             scanned=tuple(int(n) for n in d.get("scanned") or ()),
+                            fonts=tuple(tuple(tuple(r) for r in page) for page in d.get("fonts") or ()),
                             ocr_pages=tuple(map(str, d["ocr_pages"])) if d.get("ocr_pages") is not None else None)
                 for d in json.loads(docs_json)]
         outcomes = await _lib().add(docs, progress=_progress, cancelled=lambda: _cancelled_ingest)

@@ -100,6 +100,18 @@ def test_a_pdf_read_by_pdfjs_is_cleaned_and_titled_by_its_outline(shared):
     assert [" ".join(c["text"].split()) for c in chunks] == [" ".join(c.text.split()) for c in native]
 
 
+def test_a_pdf_without_an_outline_is_titled_by_font_size_in_the_page_as_natively(shared):
+    pg = shared
+    data = formats_extra.headed_pdf()
+    _drop(pg, [("survey.pdf", data)])
+    chunks = _chunks_of(pg, "survey.pdf", "burrows")
+    _t, _text, native = prepare(NewDocument("survey.pdf", data=data), ChunkSettings())
+    assert [c["heading_path"][-1] for c in chunks] == ["Coastal Birds Survey", "Gulls and terns", "Nesting sites",
+                                                       "Puffins", "Burrows"]
+    assert [(" ".join(c["text"].split()), c["heading_path"]) for c in chunks] == [
+        (" ".join(c.text.split()), list(c.heading_path)) for c in native]
+
+
 def test_scans_and_pictures_are_read_by_ocr_in_the_page(shared):
     pg = shared
     _drop(pg, [("scan.pdf", formats_extra.scan_pdf()), ("bakery.png", formats_extra.scan_png(formats_extra.PICTURE_LINES))])

@@ -16,15 +16,24 @@ async function load() {
   return pdfjs;
 }
 
-/** A page's text: pdf.js items in reading order, with its end-of-line marks as newlines. */
+/**
+ * A page's text: pdf.js items in reading order, with its end-of-line marks as newlines; and
+ * its runs as [text, font height] (neighbours of one height merged), from which Python takes
+ * headings by font size when the PDF has no outline (extract/pdffonts.py).
+ */
 function pageText(content) {
   let text = '';
+  const runs = [];
   for (const item of content.items) {
     if (typeof item.str !== 'string') continue; // marked-content markers carry no text
-    text += item.str;
-    if (item.hasEOL) text += '\n';
+    const piece = item.str + (item.hasEOL ? '\n' : '');
+    text += piece;
+    const height = Math.round(Math.hypot(item.transform[2], item.transform[3]) * 100) / 100;
+    const last = runs[runs.length - 1];
+    if (last && (last[1] === height || !item.str.trim())) last[0] += piece;
+    else runs.push([piece, height]);
   }
-  return text;
+  return { text, runs };
 }
 
 /** An Error whose `type` the page shows as a per-file message. */
@@ -57,7 +66,8 @@ async function outlineOf(doc) {
 }
 
 /**
- * Returns {pages: [text of page 1, ...], outline: [[level, title, page], ...], scanned: [page numbers]}
+ * Returns {pages: [text of page 1, ...], outline: [[level, title, page], ...], scanned: [page numbers],
+ * fonts: [[[text, font height], ...] per page]}
  * for a PDF File/Blob. A page without text goes to ocrPage(page, n, total) (-> its text), if given.
  * onPage(done, total) reports progress. Throws an Error with `type` 'encrypted' or 'not_pdf'.
  */
@@ -78,10 +88,13 @@ export async function pdfPages(name, file, onPage = () => {}, ocrPage = null) {
   }
   try {
     const pages = [];
+    const fonts = [];
     const scanned = [];
     for (let n = 1; n <= doc.numPages; n += 1) {
       const page = await doc.getPage(n);
-      let text = pageText(await page.getTextContent());
+      const read = pageText(await page.getTextContent());
+      let { text } = read;
+      fonts.push(read.runs);
       if (!text.trim() && ocrPage) {
         text = await ocrPage(page, n, doc.numPages); // a scan: its picture read by OCR
         scanned.push(n);
@@ -90,7 +103,7 @@ export async function pdfPages(name, file, onPage = () => {}, ocrPage = null) {
       page.cleanup();
       onPage(n, doc.numPages);
     }
-    return { pages, outline: await outlineOf(doc), scanned };
+    return { pages, outline: await outlineOf(doc), scanned, fonts };
   } finally {
     await doc.destroy().catch(() => {});
   }

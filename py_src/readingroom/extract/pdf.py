@@ -34,8 +34,21 @@ def _outline(reader) -> list[tuple[int, str, int]]:
     return out
 
 
-def pdf_pages(name: str, data: bytes) -> tuple[list[str], list[tuple[int, str, int]]]:
-    """Text per page and the outline (natively, with pypdf); a reason for PDFs we cannot read."""
+def _page_text(page) -> tuple[str, list[tuple[str, float]]]:
+    """A page's text, and its runs as (text, font height): the font size scaled by the text
+    and transformation matrices' vertical scale."""
+    runs: list[tuple[str, float]] = []
+
+    def visit(text, cm, tm, _font, size):
+        if text:
+            runs.append((text, abs(float(size or 0) * float(tm[3]) * float(cm[3]))))
+
+    return page.extract_text(visitor_text=visit) or "", runs
+
+
+def pdf_pages(name: str, data: bytes, fonts: list | None = None) -> tuple[list[str], list[tuple[int, str, int]]]:
+    """Text per page and the outline (natively, with pypdf); a reason for PDFs we cannot read.
+    ``fonts``, when given, receives each page's (text, font height) runs."""
     try:
         from pypdf import PdfReader
         from pypdf.errors import PdfReadError
@@ -50,7 +63,10 @@ def pdf_pages(name: str, data: bytes) -> tuple[list[str], list[tuple[int, str, i
                 raise Encrypted(f"{name} is encrypted; remove the password and add it again") from e
             if not ok:
                 raise Encrypted(f"{name} is encrypted; remove the password and add it again")
-        pages = [(page.extract_text() or "") for page in reader.pages]
+        read = [_page_text(page) for page in reader.pages]
+        pages = [text for text, _runs in read]
+        if fonts is not None:
+            fonts.extend(runs for _text, runs in read)
         outline = _outline(reader)
     except BadInput:
         raise
@@ -89,6 +105,7 @@ def read_scanned(name: str, data: bytes, pages: list[str]) -> tuple[list[str], s
 
 
 def read(name: str, data: bytes) -> Document:
-    pages, outline = pdf_pages(name, data)
+    fonts: list = []
+    pages, outline = pdf_pages(name, data, fonts)
     pages, scanned = read_scanned(name, data, pages)
-    return document(name, pages, outline, scanned)
+    return document(name, pages, outline, scanned, fonts)

@@ -10,7 +10,8 @@ Pure, and the same on both sides (pypdf natively, pdf.js in the page give the li
 - ligature code points (ﬁ, ﬂ ...) become letters, ligatures split off their word ("f ixed")
   are joined again (``join_split_ligatures``), and dot leaders shrink to one space;
 - the outline becomes the heading path: each bookmark starts a section where its title
-  appears on its page (or at the top of the page when the title is not found).
+  appears on its page (or at the top of the page when the title is not found); without an
+  outline, lines set in a clearly larger font do (``pdffonts.font_outline``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections import Counter
 from .. import places
 from ..errors import EmptyDocument
 from .document import Document, Section
+from .pdffonts import font_outline
 
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
               "\ufb05": "st", "\ufb06": "st"}
@@ -173,9 +175,12 @@ def _sections(texts: list[str], outline: list[tuple[int, str, int]], scanned: se
 
 
 def document(name: str, pages: list[str], outline: list[tuple[int, str, int]] | None = None,
-             scanned: set[int] | None = None) -> Document:
-    """``scanned``: the pages whose text OCR read (their places say so)."""
+             scanned: set[int] | None = None, fonts: list | None = None) -> Document:
+    """``scanned``: the pages whose text OCR read (their places say so); ``fonts``: each
+    page's text as ``(text, font height)`` runs, for headings when there is no outline."""
     outline = [(int(lv), str(t), int(p)) for lv, t, p in (outline or [])]
+    if not outline and fonts:
+        outline = font_outline([[(str(t), float(h)) for t, h in page] for page in fonts])
     scanned = set(scanned or ())
     texts = clean_pages(list(pages), outline)
     if not any(t.strip() for t in texts):
