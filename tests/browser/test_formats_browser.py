@@ -126,6 +126,37 @@ def test_scans_and_pictures_are_read_by_ocr_in_the_page(shared):
     assert [c["page"] for c in _chunks_of(pg, "scan.pdf", "cover letter")] == [1, 2]
 
 
+def _picture(lines: list[str], fmt: str) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.open(io.BytesIO(formats_extra.scan_png(lines))).save(buf, fmt, **({"quality": 95} if fmt == "JPEG" else {}))
+    return buf.getvalue()
+
+
+def test_jpeg_and_tiff_pictures_are_read_by_ocr_in_the_page_with_progress(shared):
+    # Names without "g", "Q" or "y": tesseract.js's best_int model reads this font's "g" as "a",
+    # "Q" as "O" and "y" as "v" in some words ("Brandenburaer") where tesseract natively does not.
+    pg = shared
+    pg.evaluate("""() => {
+        window.__ocrSteps = [];
+        const el = document.getElementById('ingest-chunks-text');
+        new MutationObserver(() => window.__ocrSteps.push(el.textContent))
+            .observe(el, {childList: true, characterData: true, subtree: true});
+    }""")
+    _drop(pg, [("receipt.jpg", _picture(["Receipt from the harbour chandlery", "Ottilie Brandenbusch bought two brass lanterns."], "JPEG")),
+               ("letter.tiff", _picture(["Letter from the lighthouse board", "Wendelin Rautenstrauch will paint the tower in March."], "TIFF"))])
+    steps = pg.evaluate("() => window.__ocrSteps")
+    for name in ("receipt.jpg", "letter.tiff"):
+        assert f"Reading text in {name} (OCR): page 1 of 1" in steps, steps
+    for question, word, place in (("Who bought brass lanterns?", "Brandenbusch", "receipt.jpg · page 1 (OCR)"),
+                                  ("Who will paint the tower?", "Rautenstrauch", "letter.tiff · page 1 (OCR)")):
+        top = pg.evaluate("(q) => window.readingroom.query(q, {k: 3})", question)["results"][0]
+        assert (word in top["text"], top["place"]) == (True, place), (top["text"], top["place"])
+
+
 def test_an_ocr_language_file_that_fails_its_hash_is_refused_in_the_page(page):
     # On the context: the service worker fetches for the page, and only context routes see its requests.
     page.context.route("**/vendor/ocr/eng.traineddata.gz", lambda route: route.fulfill(body=b"not the model"))
