@@ -136,3 +136,29 @@ def headed_pdf() -> bytes:
             pdf.set_font("Helvetica", size=11)
             pdf.multi_cell(0, 6, f"{text}: {body}", new_x="LMARGIN", new_y="NEXT")
     return bytes(pdf.output())
+
+
+def formatted_million_cells() -> bytes:
+    """A 1,000,000-cell sheet as spreadsheets often are: a small table (rows 1-21) and then a
+    formatted but empty range down to row 100,000 (10 columns), each cell stored with its style."""
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Font
+
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet("Ledger")
+    ws.append(["Harbour", "Keeper"] + [f"Note {c}" for c in range(3, 11)])
+    for r in range(1, 21):
+        ws.append([f"Harbour {r}", f"Keeper Aldous Feverfew {r}"] + ["" for _ in range(8)])
+    bold = Font(bold=True)
+    for _ in range(100_000 - 21):
+        row = []
+        for _c in range(10):
+            cell = WriteOnlyCell(ws)
+            cell.font = bold
+            row.append(cell)
+        ws.append(row)
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+

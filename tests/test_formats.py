@@ -93,6 +93,25 @@ def test_a_huge_sheet_is_capped_with_a_message():
     assert cells == MAX_CELLS
 
 
+def test_a_million_cell_sheet_is_added_capped_with_its_note(library):
+    [outcome] = run(library.add([NewDocument("ledger.xlsx", data=formats_extra.formatted_million_cells())]))
+    note = f"ledger.xlsx has more than {MAX_CELLS:,} cells; only the first {MAX_CELLS:,} were read"
+    assert (outcome.status, list(outcome.notes)) == ("added", [note]), outcome
+    r = run(library.retrieve("Who keeps harbour 7?", {"k": 3}))
+    assert "Keeper Aldous Feverfew 7" in r.results[0].text
+
+
+def test_a_dense_million_cell_sheet_cancelled_midway_leaves_nothing_stored(library):
+    data = formats.xlsx_bytes(cells=1_000_000)  # capped at MAX_CELLS: still some 10,000 passages
+    batches = []
+    [outcome] = run(library.add([NewDocument("big.xlsx", data=data)],
+                                progress=lambda e: batches.append(e) if e.get("event") == "chunks" else None,
+                                cancelled=lambda: len(batches) >= 2))
+    assert len(batches) == 2 and batches[-1]["done"] < batches[-1]["total"]
+    assert (outcome.status, outcome.error["type"]) == ("error", "cancelled"), outcome
+    assert library.documents() == [] and library.status()["chunks"] == 0
+
+
 @pytest.mark.parametrize("name,make,kind,phrase", formats.BAD, ids=[b[0] for b in formats.BAD])
 def test_bad_inputs_are_refused_with_a_type_and_nothing_is_stored(library, name, make, kind, phrase):
     [outcome] = run(library.add([NewDocument(name, data=make())]))

@@ -126,6 +126,18 @@ def test_scans_and_pictures_are_read_by_ocr_in_the_page(shared):
     assert [c["page"] for c in _chunks_of(pg, "scan.pdf", "cover letter")] == [1, 2]
 
 
+def test_a_million_cell_sheet_in_the_page_is_added_capped_with_its_note(shared):
+    from readingroom.extract.sheets import MAX_CELLS
+
+    pg = shared
+    data = formats_extra.formatted_million_cells()
+    _drop(pg, [("ledger.xlsx", data)])
+    shown = pg.inner_text("#file-messages")
+    assert f"ledger.xlsx has more than {MAX_CELLS:,} cells; only the first {MAX_CELLS:,} were read" in shown, shown
+    _t, _text, native = prepare(NewDocument("ledger.xlsx", data=data), ChunkSettings())
+    assert [c["text"] for c in _chunks_of(pg, "ledger.xlsx", "feverfew")] == [c.text for c in native]
+
+
 def _picture(lines: list[str], fmt: str) -> bytes:
     import io
 
