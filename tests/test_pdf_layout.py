@@ -78,4 +78,6 @@ def test_font_outline_is_a_pure_decision_on_runs():
              [("Methods", 14.0), (" and data\n", 14.0), body, ("Page 2 of 2\n", 10.0)]]
     assert font_outline(pages) == [(1, "Introduction", 1), (2, "Methods and data", 2)]
     assert font_outline([[body, body]]) == []  # one size: no headings
+    toc = [("Contents\n", 18.0), ("1 Methods . . . . . . . . 3\n", 14.0), ("B\n", 14.0), body, body]
+    assert font_outline([toc]) == [(1, "Contents", 1)]  # no entry with dot leaders, no lone letter
     assert font_outline([[("A paragraph set large " * 6 + "\n", 16.0), body, body]]) == []  # too long

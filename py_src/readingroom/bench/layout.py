@@ -12,6 +12,10 @@
   (a page number; numbers on their own in a table of contents count too).
 
 The same definition measures both, from the raw pages, so the cleaner is not its own judge.
+
+Headings by font size (what a PDF without an outline gets) are measured against the outline
+these manuals have: the share of bookmarks whose title a font heading on the same page ends
+with (or is the end of), and the share of font headings that are such a bookmark.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from pathlib import Path
 
 from ..chunking import ChunkSettings, chunk_text
 from ..extract.pdf import pdf_pages
-from ..extract.pdfclean import _is_page_number, _shape, document
+from ..extract.pdfclean import _is_page_number, _norm, _shape, document
+from ..extract.pdffonts import font_outline
 from ..ingest import NewDocument, prepare
 from .stats import load_average
 
@@ -59,17 +64,30 @@ async (b64) => {
 """
 
 
+def font_agreement(fonts: list, outline: list) -> dict:
+    """Headings by font size against the bookmarks: how many of each the other confirms."""
+    real = {(_norm(t), p) for _l, t, p in outline if _norm(t)}
+    got = {(_norm(t), p) for _l, t, p in font_outline(fonts)}
+
+    def same(a, b):
+        return a[1] == b[1] and (a[0].endswith(b[0]) or b[0].endswith(a[0]))
+
+    return {"bookmarks": len(real), "found": sum(any(same(g, r) for g in got) for r in real),
+            "font_headings": len(got), "agree": sum(any(same(g, r) for r in real) for g in got)}
+
+
 def measure(path: Path, page=None) -> dict:
     """Natively (pypdf), or with ``page`` (a Playwright page of the app) through pdf.js, whose
     pages and outline go through the very same clean-up and chunking."""
     data = path.read_bytes()
     if page is None:
-        pages, outline = pdf_pages(path.name, data)
+        fonts: list = []
+        pages, outline = pdf_pages(path.name, data, fonts)
     else:
         import base64
 
         got = page.evaluate(_PDFJS, base64.b64encode(data).decode())
-        pages, outline = got["pages"], [tuple(o) for o in got["outline"]]
+        pages, outline, fonts = got["pages"], [tuple(o) for o in got["outline"]], got["fonts"]
     shapes = running_shapes(pages)
     words = set(re.findall(r"[a-z]+", " ".join(pages).lower()))
     before = []
@@ -77,7 +95,7 @@ def measure(path: Path, page=None) -> dict:
         before += chunk_text(page, "txt", ChunkSettings(), page=number, base_index=len(before))
     _t, _text, after = prepare(NewDocument(path.name, pages=tuple(pages), outline=tuple(outline),
                                            doc_type="pdf"), ChunkSettings())
-    out = {"file": path.name, "pages": len(pages), "outline": len(outline)}
+    out = {"file": path.name, "pages": len(pages), "outline": len(outline), "fonts": font_agreement(fonts, outline)}
     for side, chunks in (("before", before), ("after", after)):
         reasons = Counter(r for c in chunks for r in noisy(c.text, shapes, words))
         out[side] = {"chunks": len(chunks),
@@ -111,9 +129,12 @@ def run(paths: list[Path], browser: bool = False, rebuild: bool = True) -> dict:
         print(f"{r['file']:<18}{r['pages']:>6}{r['outline']:>8}  "
               f"{b['noisy'] / max(1, b['chunks']):>13.1%} {a['noisy'] / max(1, a['chunks']):>12.1%}  "
               f"{b['with_heading'] / max(1, b['chunks']):>14.1%} {a['with_heading'] / max(1, a['chunks']):>13.1%}")
+    f = {k: sum(r["fonts"][k] for r in rows) for k in ("bookmarks", "found", "font_headings", "agree")}
+    print(f"headings by font size alone, against the outline: {f['found'] / max(1, f['bookmarks']):.1%} of the "
+          f"bookmarks found, {f['agree'] / max(1, f['font_headings']):.1%} of the font headings are bookmarks")
     cut = 1 - (total["after"]["noisy"] / max(1, total["after"]["chunks"])) / max(1e-9, total["before"]["noisy"] / max(1, total["before"]["chunks"]))
     print(f"noise cut by {cut:.1%}; load average at the end {load_average()[0]}")
-    return {"files": rows, "total": total, "noise_cut": cut, "load_average": [load, load_average()]}
+    return {"files": rows, "total": total, "noise_cut": cut, "font_headings": f, "load_average": [load, load_average()]}
 
 
 __all__ = ["run", "measure", "document"]

@@ -3,7 +3,8 @@
 Pure, and the same on both sides: pypdf (natively) and pdf.js (in the page) give each page's
 text as runs ``(text, font height)``, a run's text possibly holding line ends. A line set in a
 clearly larger font than the body (the size most of the document's letters have), short, with
-a letter in it and not repeated at the top of many pages, is a heading; its level is the rank
+two letters at least (an index's "A" is no heading), not a table of contents' entry (dot leaders) and not repeated on many pages,
+is a heading; its level is the rank
 of its size among the heading sizes (largest first). The result has the outline's shape,
 ``(level, title, page)``, so ``pdfclean`` cuts the pages at those titles as at bookmarks.
 """
@@ -16,6 +17,8 @@ from collections import Counter
 LARGER = 1.2  # a heading's font is at least this many times the body's
 MAX_CHARS = 90  # a longer line is a paragraph set large, not a heading
 MAX_LEVELS = 3
+_LETTERS = re.compile(r"[^\W\d_]")
+_LEADER = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry ("2 Methods . . . . 8"), set large
 
 
 def lines(runs: list[tuple[str, float]]) -> list[tuple[str, float]]:
@@ -51,7 +54,8 @@ def font_outline(pages: list[list[tuple[str, float]]]) -> list[tuple[int, str, i
         return []
     body = letters.most_common(1)[0][0]
     candidates = [(n, text, _size(size)) for n, page in enumerate(per_page, start=1) for text, size in page
-                  if _size(size) >= body * LARGER and len(text) <= MAX_CHARS and re.search(r"[^\W\d_]", text)]
+                  if _size(size) >= body * LARGER and len(text) <= MAX_CHARS and len(_LETTERS.findall(text)) >= 2
+                  and not _LEADER.search(text)]
     repeated = Counter(text.lower() for _n, text, _s in candidates)
     need = 3 if len(pages) > 4 else len(pages) + 1  # a running head in large type is no heading
     candidates = [c for c in candidates if repeated[c[1].lower()] < need]
