@@ -164,6 +164,21 @@ def keep_curve(rows: list[dict], logits_of) -> dict:
     return {"by_share": out, "worth_per_sentence": WORTH, "chosen": chosen}
 
 
+def candidate_curve(rows: list[dict], model: M.SentenceModel, sizes=(40, 32, 24, 16)) -> dict:
+    """The held-back figures when only the first ``n`` candidates (in the order ``candidates``
+    gives them) are scored, features computed again over those: what ``MAX_SENTENCES`` costs.
+    Rows collected with more candidates than ``n`` only."""
+    from ..answer.candidates import Candidate
+
+    out = {}
+    for n in sizes:
+        cut = [{**r, "x": F.matrix(F.Question.of(r["q"]), [Candidate(**c) for c in r["cands"][:n]],
+                                   None if r["cos"] is None else r["cos"][:n]), "y": r["y"][:n]}
+               for r in rows if "cands" in r]
+        out[str(n)] = figures(cut, model.logits)
+    return out
+
+
 def figures(rows: list[dict], logits_of) -> dict:
     """Held-back figures over the answerable questions: answer in the best sentence, in the
     quick answer (1-3 sentences as shown), and in any candidate at all (the ceiling)."""
@@ -239,6 +254,8 @@ def finish(a, sets: dict) -> int:
         print(f"  trained on {len(part)}: held back {curve[f'{share:.2f}']}", file=sys.stderr)
     base = figures(sets["held"], baseline_logits)
     keep = keep_curve(sets["held"], sm.logits)
+    sizes = candidate_curve(sets["held"], sm)
+    print(f"  held back by candidates scored: {sizes}", file=sys.stderr)
     print(f"  quick answer by KEEP_SHARE (held back): {keep}", file=sys.stderr)
     half = len(sets["outside"]) // 2
     cx, cy = coverage_rows(sets["train"] + sets["outside"][:half], sm)
@@ -251,7 +268,7 @@ def finish(a, sets: dict) -> int:
     refused_out = float(np.mean(probs[hy == 0] < threshold))
     meta = {"trained": time.strftime("%Y-%m-%d"), "data": {f: sha256(a.data / f) for f in qa_data.TRAIN_FILES},
             "questions": {k: len(v) for k, v in sets.items()}, "learning_curve": curve, "baseline": base,
-            "keep_share": keep,
+            "keep_share": keep, "candidates_scored": sizes,
             "coverage_held_back": {"false_refusals": KEEP_FALSE_REFUSALS, "left_out_refused": round(refused_out, 4)}}
     out = {"meta": meta, "sentence": {"names": list(F.NAMES), **{k: params[k] for k in ("mean", "scale", "w1", "b1", "w2", "b2")}},
            "coverage": {"names": list(coverage.NAMES), **{k: cov[k] for k in ("mean", "scale", "w", "b")},
