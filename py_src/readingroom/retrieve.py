@@ -14,6 +14,7 @@ from typing import Callable
 
 
 from . import fuse, merge, pack, reasons, rerank, search, syntax
+from . import pending as meaning_cover
 from .errors import Cancelled, DatabaseUnavailable, EmbedderError, StorageError
 from .fts import terms
 from .index import Index
@@ -191,6 +192,9 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         mmr_vectors = ({h.chunk_id: index.vector(h.chunk_id) for h in bases.values()}
                        if options.mmr_lambda is not None else {})
         clock.lap("hydrate")
+        # Words first, meaning after: the vector leg covers the embedded chunks only; say how much.
+        meaning = (meaning_cover.describe(meaning_cover.coverage(index.pending_documents()))
+                   if options.mode != "lexical" and index.has_pending() else None)
     except StorageError as e:
         if pending is not None and hasattr(pending, "close"):
             pending.close()  # never awaited: say so to the coroutine rather than leak a warning
@@ -264,6 +268,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     }
     if index.mismatch:
         stats["mismatch"] = index.mismatch
+    if meaning is not None:
+        stats["meaning"] = meaning
     return RetrievalResult(
         query=query, results=spans, documents=documents,
         evidence=evidence, packed=packed, reason=reason, stats=stats,

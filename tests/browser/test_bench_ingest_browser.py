@@ -23,10 +23,14 @@ def test_ingest_compares_the_isolated_and_the_plain_page_in_one_run(site, tmp_pa
     assert during["added_chunks"] >= 3 and during["ratio_p50"] > 0
     pdf = ing["browser_pdf"]
     assert pdf["pages"] == 2 and pdf["status"] == "added" and pdf["error"] is None and pdf["chunks"] >= 2
+    # Words first: the PDF answered a word search before (or as) its last vector was stored.
+    assert pdf["word_probes"] >= 1 and pdf["full_hybrid_s"] > 0
+    assert pdf["first_word_answer_s"] is None or 0 < pdf["first_word_answer_s"] <= pdf["full_hybrid_s"]
     memory = pdf["renderer_rss_mb"]
     assert memory["samples"] >= 1 and memory["peak"] > 50 and memory["before"] > 50  # MB: the tab is really measured
     report = (tmp_path / "report" / "report.md").read_text()
     assert "not isolated" in report and "while adding it" in report and "more chunks were added" in report
+    assert "first word answer" in report
 
 
 def test_embedding_setups_are_measured_side_by_side(site, tmp_path, model_dir):

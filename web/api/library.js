@@ -140,9 +140,18 @@ function onProgress(event) {
     ui.showStorage(event.storage, event.storageNote);
   } else if (event.stage === 'import') {
     ui.showImportProgress(event, importMessage(event));
+  } else if (event.stage === 'meaning') {
+    showPending(event.pending);
   } else if (event.event === 'chunks' || event.event === 'document') {
     ingest.event(event);
+    // Words first: a document is listed (and found by its words) once stored, before its vectors.
+    if (event.event === 'document' && (event.status === 'added' || event.status === 'replaced')) refreshDocuments();
   }
+}
+
+/** Words first, meaning after: which documents are searched by meaning only in part, and why. */
+function showPending(pending) {
+  ui.showBanner('meaning-pending', pending?.message ?? '');
 }
 
 // --- one tab at a time ---------------------------------------------------------------------------
@@ -250,6 +259,7 @@ function libraryUp(status) {
   ui.showCounts(status);
   ui.showMismatch(status.mismatch);
   showUnfinished(status.unfinished);
+  showPending(status.pending);
   refreshDocuments();
   openBundle(manifest.bundle, status); // not awaited: the app is usable while it opens
   resolveLibrary(publicStatus(status));
@@ -401,7 +411,10 @@ async function addDocuments(input) {
     for (const _ of rejected) ingest.event({ event: 'document' });
     const report = docs.length ? await retrieval('addDocuments', { docs }) : {};
     if (report.documents) attempted = rejected.length + report.documents.length;
-    if (report.status) ui.showCounts(report.status);
+    if (report.status) {
+      ui.showCounts(report.status);
+      showPending(report.status.pending);
+    }
     return rejected.length ? { ...report, rejected_files: rejected } : report;
   } finally {
     ingest.end(items.length, attempted);

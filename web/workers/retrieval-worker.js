@@ -380,7 +380,7 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
   api = {};
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
     'cancel_ingest', 'cancel_queries_before', 'clear_unfinished', 'reindex', 'neighbours', 'warm',
-    'merge_bundle', 'ask', 'check_answer', 'set_merging']) api[name] = mod[name];
+    'merge_bundle', 'ask', 'check_answer', 'set_merging', 'embed_pending']) api[name] = mod[name];
   openConfig = JSON.stringify({ storage: store.storage, model });
   try {
     const status = await callPython('open', openConfig);
@@ -389,6 +389,7 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
     // Load the vectors into Python's matrix now, queued behind start, while the person types:
     // otherwise the first search pays for it.
     serialized(() => callPython('warm'))().catch(() => {});
+    if (status.pending) resumePending();
     return { ...status, ...storageInfo(), workerTimings: timings };
   } catch (err) {
     api = null;
@@ -436,7 +437,30 @@ async function importIndex(msg) {
   await importDatabase(store, source, (p) => progress('import', p));
   progress('import', { phase: 'opening' });
   const status = await callPython('open', openConfig);
+  if (status.pending) resumePending();
   return status.error ? status : { ...status, ...storageInfo() };
+}
+
+/**
+ * Words first, meaning after: chunks an earlier session stored by their words only (a reload
+ * mid-import, an embedder that died) are embedded now, one batch per op in the ingestion lane,
+ * so a search runs beside it and a delete or an import gets its turn between two batches. Each
+ * step tells the page what meaning search covers (`stage: 'meaning'`). It stops when nothing is
+ * pending, on a cancel, or when the embedder fails (the next reload tries again).
+ */
+let resuming = false;
+async function resumePending() {
+  if (resuming) return;
+  resuming = true;
+  try {
+    for (;;) {
+      const out = await ingesting(() => callPython('embed_pending', 1))().catch((err) => ({ error: errorInfo(err) }));
+      progress('meaning', { pending: out.pending ?? null, error: out.error ?? null });
+      if (out.error || !out.pending || out.cancelled || out.failed || !out.embedded) return;
+    }
+  } finally {
+    resuming = false;
+  }
 }
 
 /**

@@ -116,6 +116,7 @@ def targets(sections: dict[str, dict]) -> list[dict]:
     pdf = _get(ing, "ingest", "browser_pdf")
     if pdf:
         out.append(_at_least(f"browser ingestion, {pdf['pages']}-page PDF", pdf.get("pages_per_s"), 2, "pages/s", il))
+        out.append(_at_most(f"{pdf['pages']}-page PDF: drop to first word answer", pdf.get("first_word_answer_s"), 5, "s", il))
     during = _get(ing, "ingest", "queries_during_ingest", "ratio_p50")
     out.append(_at_most("query p50 during an import, × idle p50", during, 2, "×", il))
     out.append(_at_least("native ingestion, ~150-token chunks", _get(ing, "ingest", "native", "chunks_per_s"), 35, "chunks/s", il))
@@ -246,7 +247,9 @@ def write(results: dict, folder: Path) -> Path:
                          f"{pdf['chunks']} chunks in {pdf['seconds']} s = {pdf['pages_per_s']} pages/s, "
                          f"{pdf['chunks_per_s']} chunks/s (pdf.js extraction alone {pdf['pdfjs_extract_s']} s); "
                          f"renderer memory {(pdf.get('renderer_rss_mb') or {}).get('before')} MB before, "
-                         f"peak {(pdf.get('renderer_rss_mb') or {}).get('peak')} MB while adding it\n")
+                         f"peak {(pdf.get('renderer_rss_mb') or {}).get('peak')} MB while adding it; "
+                         f"words first: first word answer {pdf.get('first_word_answer_s')} s after the drop, "
+                         f"fully hybrid after {pdf.get('full_hybrid_s')} s\n")
         during = ing.get("queries_during_ingest")
         if during:
             parts.append(f"\nQueries while {during['added_chunks']} more chunks were added: p50 "
