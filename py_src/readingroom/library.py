@@ -17,6 +17,7 @@ from .index import Index, Provenance, StoredDocument
 from . import pending as _pending
 from .ingest import NewDocument, Outcome, Pass, add_words, embed_pending as _embed_pending, with_pending
 from .options import Options
+from .query_cache import CachedQueries, QueryVectors
 from .reindex import Reindexed, reindex as _reindex
 from .retrieve import RetrievalResult
 from .seams import Embedder, Store
@@ -38,6 +39,7 @@ class Library:
         self.defaults: dict = {}  # retrieval options a workspace sets (workspace.py); a call's win
         self._added_since_analyze = 0
         self._embedding = False  # a pass of ``embed_pending`` is under way
+        self.queries = QueryVectors()  # query vectors asked for lately or typed ahead
 
     def _options(self, options: Options | dict | None) -> Options | dict | None:
         if isinstance(options, Options) or not self.defaults:
@@ -103,18 +105,30 @@ class Library:
             self.index.store.query(self.index.sql.ANALYZE)
             self._added_since_analyze = 0
         self._embedding = False  # a pass of ``embed_pending`` is under way
+        self.queries = QueryVectors()  # query vectors asked for lately or typed ahead
 
     async def retrieve(self, query: str, options: Options | dict | None = None,
                        cancelled: Callable[[], bool] = lambda: False) -> RetrievalResult:
         options = self._options(options)
         opts = options if isinstance(options, Options) else Options.from_dict(options)
-        return await _retrieve.retrieve(self.index, self.embedder, query, opts, cancelled)
+        return await _retrieve.retrieve(self.index, self._query_embedder(), query, opts, cancelled)
+
+    def _query_embedder(self) -> Embedder | None:
+        """The embedder, with query vectors answered through this library's cache."""
+        return None if self.embedder is None else CachedQueries(self.embedder, self.queries)
+
+    async def type_ahead(self, text: str) -> str:
+        """Embeds a query while it is still being typed (see query_cache.py): the search asked
+        with that text then finds its vector ready, or waits for this same embedding."""
+        if self.embedder is None or self.index.mismatch:
+            return "none"
+        return await self.queries.type_ahead(self.embedder, text)
 
     async def ask(self, question: str, history: Sequence = (), options: Options | dict | None = None,
                   cancelled: Callable[[], bool] = lambda: False) -> Answer:
         """A question (after ``history``: earlier questions or turn dicts, oldest first) answered
         from the documents: the quick answer, the sources and what a model would be sent."""
-        return await _ask(self.index, self.embedder, question, history, self._options(options), cancelled)
+        return await _ask(self.index, self._query_embedder(), question, history, self._options(options), cancelled)
 
     async def check_answer(self, answer_text: str, passages: Sequence[dict]) -> dict:
         """A generated answer checked sentence by sentence against the ``[n]`` passages

@@ -153,13 +153,16 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
 
     # The query's embedding is requested first; the lexical leg runs while it is computed.
     pending = None
+    source = None  # where the query's vector comes from (query_cache.py), for the debug view
     if options.mode != "lexical":
         if index.mismatch:
             reason = reasons.MODEL_MISMATCH
         elif embedder is None:
             reason = reasons.EMBED_FAILED
+        elif hasattr(embedder, "embed_query"):
+            pending, source = embedder.embed_query(text)
         else:
-            pending = embedder.embed([text])
+            pending, source = embedder.embed([text]), "embedded"
     try:
         lex: list[tuple[int, float]] = []
         if options.mode != "vector":
@@ -270,6 +273,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         stats["mismatch"] = index.mismatch
     if meaning is not None:
         stats["meaning"] = meaning
+    if source is not None:
+        stats["query_vector"] = {"source": source}
     return RetrievalResult(
         query=query, results=spans, documents=documents,
         evidence=evidence, packed=packed, reason=reason, stats=stats,

@@ -250,6 +250,21 @@ async def check_answer(text: str, passages_json: str = "[]") -> str:
         return _error(BadInput(f"passages are not valid: {e}"))
 
 
+async def type_ahead(text: str, history_json: str = "[]") -> str:
+    """The question being typed (after ``history``'s turns): its search text (a follow-up's
+    standalone query) is embedded now, so the search asked on Enter finds its vector ready.
+    Returns ``{"source": "typed_ahead" | "cache" | ...}``; a failure is not an error the page
+    shows (the search embeds it again and reports what goes wrong then)."""
+    from .followup import standalone_query
+
+    try:
+        history = json.loads(history_json or "[]")
+        search = standalone_query(str(text), history if isinstance(history, list) else [])
+        return _dump({"source": await _lib().type_ahead(search), "text": search})
+    except Exception as e:  # noqa: BLE001 - see the docstring
+        return _dump({"source": None, "failed": str(e)})
+
+
 def cancel_queries_before(query_id: int) -> None:
     global _latest_query
     _latest_query = max(_latest_query, int(query_id))

@@ -19,6 +19,7 @@
 //   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
 //   window.readingroom.deleteDocument(id)  -> Python's reply ({deleted, status})
 //   window.readingroom.documents()         -> Python's list of stored documents
+//   window.readingroom.typeAhead(text, history?) -> embeds a question while it is typed: {source}
 //   window.readingroom.cancelIngest()      -> stops the addDocuments in flight after its current
 //                                             batch; the document being added is not stored
 //   window.readingroom.reindex()           -> re-embeds every stored chunk with this app's model (after a
@@ -446,6 +447,16 @@ async function query(text, options = {}) {
   return retrieval('query', { text: String(text ?? ''), options });
 }
 
+/**
+ * A question still being typed (after `history`'s turns): Python embeds what it will search for
+ * now, so the search asked on Enter finds the vector ready (its debug view says `typed_ahead`).
+ * Nothing is asked before the library and the model are up. -> {source, text} | {source: null}
+ */
+async function typeAhead(text, history = []) {
+  if (!libraryOpen() || !state.embedder) return { source: null };
+  return retrieval('typeAhead', { text: String(text ?? ''), history });
+}
+
 /** A question after earlier turns (`history`: questions or {question, answer, standalone_query}). */
 async function ask(question, { history = [], ...options } = {}) {
   await libraryReady;
@@ -594,7 +605,7 @@ async function downloadLibrary() {
 }
 
 export const readingroom = Object.freeze({
-  ready, libraryReady, addDocuments, query, ask, checkAnswer, status, deleteDocument, documents, embed, importIndex,
+  ready, libraryReady, addDocuments, query, ask, typeAhead, checkAnswer, status, deleteDocument, documents, embed, importIndex,
   cancelIngest, reindex, neighbours, exportLibrary, downloadLibrary, debug, chat: chatApi(),
 });
 

@@ -380,7 +380,7 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
   api = {};
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
     'cancel_ingest', 'cancel_queries_before', 'clear_unfinished', 'reindex', 'neighbours', 'warm',
-    'merge_bundle', 'ask', 'check_answer', 'set_merging', 'embed_pending']) api[name] = mod[name];
+    'merge_bundle', 'ask', 'check_answer', 'set_merging', 'embed_pending', 'type_ahead']) api[name] = mod[name];
   openConfig = JSON.stringify({ storage: store.storage, model });
   try {
     const status = await callPython('open', openConfig);
@@ -534,6 +534,10 @@ rpcServe(self, {
     return reading(() => callPython('ask', String(question), JSON.stringify(history ?? []),
       JSON.stringify(options ?? {}), queryId))();
   },
+  // Not queued: a question being typed is embedded at once (it touches no table), whatever runs.
+  typeAhead: ({ text, history }) => (api
+    ? callPython('type_ahead', String(text), JSON.stringify(history ?? []))
+    : { source: null }),
   checkAnswer: reading(({ text, passages }) => callPython('check_answer', String(text), JSON.stringify(passages ?? []))),
   documents: reading(() => callPython('documents')),
   importIndex: serialized(importIndex),
