@@ -258,7 +258,8 @@ function usePort(port) {
   embedPort = port;
   embedClient = rpcClient(port);
   if (old) {
-    const err = new Error('The embedding model stopped while this was being indexed, and was restarted. Add the document again.');
+    const err = new Error('The embedding model stopped while this was being indexed, and was restarted. '
+      + 'Its passages are found by their words until they are embedded, on the next add or reload.');
     err.name = 'EmbedderStopped';
     old.failAll(err);
     oldPort?.close();

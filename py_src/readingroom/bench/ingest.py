@@ -163,10 +163,28 @@ def chunk_groups(docs) -> list[list[str]]:
     return [[embedding_text(c) for c in prepare(d, ChunkSettings())[2]] for d in docs]
 
 
-def run(ds: Dataset, n_docs: int = 200, pdf_pages: int = 200, rebuild: bool = True,
-        browser: bool = True, native: bool = True) -> dict:
+_EMBEDDER = "async () => (await window.readingroom.status()).embedder"
+
+
+def _queries_during(page, ds: Dataset, more: list[dict]) -> dict:
+    """Queries on the idle page, then while ``more`` is added: p50s, their ratio, the tab's peak
+    memory meanwhile (renderer processes: the page and every worker) and the embedder's set-up."""
     from .stats import summary
 
+    before = bb.renderer_rss_mb()
+    with bb.PeakMemory() as peak:
+        q = page.evaluate(_QUERIES_DURING, [list(ds.queries.values())[:30], more])
+    idle, busy = summary(q["idle"]), summary(q["busy"])
+    e = page.evaluate(_EMBEDDER) or {}
+    return {"idle_ms": idle, "during_ms": busy, "added_chunks": q["chunks"],
+            "ratio_p50": round(busy["p50"] / idle["p50"], 2) if idle["p50"] else None,
+            "query_worker": e.get("queryWorker"), "embedding_sessions": e.get("workersRunning"),
+            "renderer_rss_mb": {"before": before, "peak": peak.peak_mb, "samples": peak.samples},
+            "load_average": [round(x, 2) for x in os.getloadavg()]}
+
+
+def run(ds: Dataset, n_docs: int = 200, pdf_pages: int = 200, rebuild: bool = True,
+        browser: bool = True, native: bool = True) -> dict:
     docs = ds.documents()[:n_docs]
     groups = chunk_groups(docs)
     n_chunks = sum(len(g) for g in groups)
@@ -219,12 +237,16 @@ def run(ds: Dataset, n_docs: int = 200, pdf_pages: int = 200, rebuild: bool = Tr
                     more = [{"name": d.name, "text": d.text, "type": d.doc_type}
                             for d in ds.documents()[n_docs:2 * n_docs]]
                 if more:  # the corpus has documents beyond the first n_docs to add while asking
-                    q = page.evaluate(_QUERIES_DURING, [list(ds.queries.values())[:30], more])
-                    idle, busy = summary(q["idle"]), summary(q["busy"])
-                    out["queries_during_ingest"] = {
-                        "idle_ms": idle, "during_ms": busy, "added_chunks": q["chunks"],
-                        "ratio_p50": round(busy["p50"] / idle["p50"], 2) if idle["p50"] else None,
-                        "load_average": [round(x, 2) for x in os.getloadavg()]}
+                    out["queries_during_ingest"] = _queries_during(page, ds, more)
+                ctx.close()
+            if browser and len(ds.documents()) > n_docs:
+                # The same, with ingestion sharing the query session again (?queryworker=off): what
+                # the query-only session buys, and what it costs in tab memory.
+                ctx, page, _ = bb.open_app(b, url + "?queryworker=off")
+                page.evaluate(_INGEST, payload)
+                out["queries_during_ingest_shared_session"] = _queries_during(
+                    page, ds, [{"name": d.name, "text": d.text, "type": d.doc_type}
+                               for d in ds.documents()[n_docs:2 * n_docs]])
                 ctx.close()
             if pdf:
                 ctx, page, _ = bb.open_app(b, url)

@@ -255,7 +255,15 @@ def write(results: dict, folder: Path) -> Path:
             parts.append(f"\nQueries while {during['added_chunks']} more chunks were added: p50 "
                          f"{during['during_ms']['p50']} ms (p95 {during['during_ms']['p95']}, n={during['during_ms']['n']}) "
                          f"against {during['idle_ms']['p50']} ms idle (p95 {during['idle_ms']['p95']}): "
-                         f"{during['ratio_p50']}× (load {during['load_average']})\n")
+                         f"{during['ratio_p50']}× (load {during['load_average']}; "
+                         f"{during.get('embedding_sessions')} embedding sessions, tab peak "
+                         f"{(during.get('renderer_rss_mb') or {}).get('peak')} MB)\n")
+        shared = ing.get("queries_during_ingest_shared_session")
+        if shared:
+            parts.append(f"\nThe same with ingestion sharing the query session (?queryworker=off): p50 "
+                         f"{shared['during_ms']['p50']} ms during against {shared['idle_ms']['p50']} ms idle: "
+                         f"{shared['ratio_p50']}× ({shared.get('embedding_sessions')} embedding sessions, tab peak "
+                         f"{(shared.get('renderer_rss_mb') or {}).get('peak')} MB; load {shared['load_average']})\n")
     peer = sections.get("peer", {}).get("peer")
     if peer:
         parts.append("\n## Reading Room vs Orama " + peer["orama_version"] + "\n")
