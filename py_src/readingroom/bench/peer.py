@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from . import browser as bb
-from . import metrics
+from . import metrics, peer_pglite
 from .beir import Dataset
 from .corpus import read_chunks
 from .quality import EVAL_OPTIONS, build_index, cache_dir
@@ -134,7 +134,7 @@ def publish_orama() -> str:
 
 
 def run(ds: Dataset, rebuild: bool = True, n_queries: int | None = None, warmup: int = 10,
-        legs: bool = True) -> dict:
+        legs: bool = True, pglite: bool = True) -> dict:
     source, _ = build_index(ds)
     chunks = read_chunks(source)
     meta = {"dim": DIM, "docs": [c["doc"] for c in chunks], "texts": [c["text"] for c in chunks]}
@@ -155,10 +155,12 @@ def run(ds: Dataset, rebuild: bool = True, n_queries: int | None = None, warmup:
         status = bb.import_index(page, source)
         import_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        r = page.evaluate(_PEER, [module, bb.publish(chunks_json, chunks_json.name),
-                                  bb.publish(vectors_bin, vectors_bin.name), queries, ours_opts,
+        chunks_url, vectors_url = bb.publish(chunks_json, chunks_json.name), bb.publish(vectors_bin, vectors_bin.name)
+        r = page.evaluate(_PEER, [module, chunks_url, vectors_url, queries, ours_opts,
                                   depth, warmup, legs, ORAMA_VARIANTS])
         seconds = time.perf_counter() - t0
+        # PGlite + pgvector, the plan's stack, in the same page on the same data (peer_pglite.py).
+        pg = peer_pglite.run(page, chunks_url, vectors_url, queries, depth, warmup, ds.qrels) if pglite else None
         ctx.close()
     timed = r["timed"]
     ours_total = summary(t["ours"] for t in timed)
@@ -190,6 +192,8 @@ def run(ds: Dataset, rebuild: bool = True, n_queries: int | None = None, warmup:
                          "search_p95_orama_over_ours": _ratio(search["p95"], ours_search["p95"]),
                          "ndcg_ours_minus_orama": round(out["ours"]["hybrid"]["ndcg@10"] - q["ndcg@10"], 4)}}
     out["ratio"] = out["orama"]["ratio"]  # Orama as shipped: the headline
+    if pg is not None:
+        out["pglite"] = peer_pglite.with_ratios(pg, out["ours"])
     if legs:
         for name in ("ours", *ORAMA_VARIANTS):
             out[name]["legs"] = {m: metrics.summarise(v, ds.qrels) for m, v in r["legs"][name].items()}

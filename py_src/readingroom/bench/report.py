@@ -284,6 +284,10 @@ def write(results: dict, folder: Path) -> Path:
         (folder / "peer.svg").write_text(bars("p50 latency (ms), embedding included",
                                               [(n, peer[n]["latency_ms"]["p50"]) for n in names], " ms"))
         parts.append("\n![peer](peer.svg)\n")
+        if peer.get("pglite"):
+            from .peer_pglite import table as pglite_table
+
+            parts.append(pglite_table(peer["pglite"], peer["ours"]))
     ans = sections.get("answers", {}).get("answers")
     if ans:
         from .answers import tables
