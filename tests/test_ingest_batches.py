@@ -173,3 +173,26 @@ def test_a_library_written_before_the_embedded_flag_opens_with_every_chunk_embed
     outcomes = run(again.add([NewDocument("new.md", text="A new note.")]))
     assert outcomes[0].status == "added" and outcomes[0].pending == 0
     assert len(vector_ids(again)) == 4
+
+
+def test_vectors_written_later_extend_the_kept_matrix_as_a_fresh_load_would(embedder):
+    """Words first, meaning after: a query between two batches does not read every vector
+    again; the kept matrix takes the new rows, the same as a fresh load, and BM25's lengths stay."""
+    from readingroom.vectors import VectorMatrix
+
+    lib = Library.open(":memory:", embedder=Recording(embedder))
+    ingest.add_words(lib.index, small_docs(12))
+    run(ingest.embed_pending(lib.index, lib.embedder, size=5, max_batches=1))
+    run(lib.retrieve("topic 3"))  # loads both legs
+    lexicon = lib.index.lexical_index()
+    assert len(lib.index.vector_matrix()) == 5
+    run(ingest.embed_pending(lib.index, lib.embedder, size=4, max_batches=1))
+    kept = lib.index.vector_matrix()
+    assert lib.index.lexical_index() is lexicon and len(kept) == 9
+    fresh = VectorMatrix.from_rows(lib.index.store.query("SELECT rowid, embedding FROM chunks_vec"), embedder.dim)
+    assert np.array_equal(kept.ids, fresh.ids) and np.allclose(kept.rows, fresh.rows, atol=1e-7)
+    assert kept.ids.tolist() == sorted(vector_ids(lib))
+    # A delete in between (another write) loads again, as ever.
+    lib.delete(lib.documents()[0].id)
+    run(lib.embed_pending())
+    assert sorted(lib.index.vector_matrix().ids.tolist()) == sorted(vector_ids(lib))

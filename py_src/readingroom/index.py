@@ -225,11 +225,32 @@ class Index:
         vecs = np.ascontiguousarray(vectors, dtype=np.float32)
         if len(ids) != len(vecs):
             raise ValueError("one vector per chunk")
-        written = 0
+        before = self._key()
+        kept = {name: self._kept_now(name, before) for name in ("lexical", "vectors")}
+        written = []
         with self.transaction():
-            for cid, vec in zip(ids, vecs):
-                written += self.sql.embed_chunk(self.store, int(cid), vec)
-        return written
+            for i, (cid, vec) in enumerate(zip(ids, vecs)):
+                if self.sql.embed_chunk(self.store, int(cid), vec):
+                    written.append(i)
+        self._carry_over(before, kept, [int(ids[i]) for i in written], vecs[written])
+        return len(written)
+
+    def _carry_over(self, before: tuple, kept: dict, ids: list[int], vecs: np.ndarray) -> None:
+        """After vectors were written by this connection alone (nobody else's commit in
+        between), the kept legs stay: BM25's lengths are unchanged (no word changed), and the
+        vector matrix takes the new rows (``VectorMatrix.extended``) instead of being read again
+        on the next query, a batch at a time while an import runs."""
+        after = self._key()
+        if after[1] != before[1]:
+            return  # another connection committed meanwhile: load again, as ever
+        found, lexicon = kept["lexical"]
+        if found:
+            self._kept["lexical"] = (after, lexicon)
+        found, matrix = kept["vectors"]
+        if found and matrix is not None:
+            grown = matrix.extended(np.asarray(ids, dtype=np.int64), vecs)
+            if grown is not None:
+                self._kept["vectors"] = (after, grown)
 
     def embedded_count(self) -> int:
         return int(self.store.query(self.sql.EMBEDDED_COUNT)[0][0])
