@@ -40,6 +40,15 @@ def test_peer_on_a_tiny_fixture_scores_orama_with_the_same_metrics(site, tmp_pat
     assert "Orama" in report and "PGlite" in report
 
 
+def test_peer_at_a_scaled_size_scores_copies_as_the_documents_they_copy(site, tmp_path, model_dir):
+    _, res = beir_fixture.run_bench(tmp_path, model_dir, "peer", "--passages", "15", "--no-build", timeout=600)
+    p = res["peer"]
+    assert p["scaled"] is True and p["chunks"] == p["imported_chunks"] == 15
+    # Copies have jittered vectors: each system still finds the relevant source documents.
+    assert p["ours"]["hybrid"]["recall@10"] == 1.0
+    assert p["pglite"]["exact"]["quality"]["recall@10"] == 1.0 and p["orama"]["hybrid"]["queries"] == 4
+
+
 def test_startup_is_measured_per_phase_and_uses_the_snapshot(site, tmp_path, model_dir):
     import build
 

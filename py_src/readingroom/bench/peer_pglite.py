@@ -135,7 +135,8 @@ def publish() -> tuple[str, str]:
     return urls[0], urls[1]
 
 
-def run(page, chunks_url: str, vectors_url: str, queries: list, depth: int, warmup: int, qrels: dict) -> dict:
+def run(page, chunks_url: str, vectors_url: str, queries: list, depth: int, warmup: int, qrels: dict,
+        names=lambda runs: runs) -> dict:
     """The PGlite rows, measured in ``page`` (Reading Room's bench page); ``with_ratios`` adds
     the comparison with Reading Room's row. HNSW gives at most ``ef_search`` rows per query
     (pgvector without iterative scans, as the plan configured it), which caps those rows'
@@ -157,7 +158,8 @@ def run(page, chunks_url: str, vectors_url: str, queries: list, depth: int, warm
     for name in r["runs"]:
         search = summary(t[name] for t in timed)
         total = summary(t[name] + t["embed"] for t in timed)
-        out[name] = {"search_ms": search, "latency_ms": total, "quality": metrics.summarise(r["runs"][name], qrels)}
+        out[name] = {"search_ms": search, "latency_ms": total,
+                     "quality": metrics.summarise(names(r["runs"][name]), qrels)}
     return out
 
 
