@@ -45,6 +45,15 @@ def _num(x: float) -> str:
     return f"{x:,.1f}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
+def _during(d: dict, how: str) -> str:
+    """A sentence on queries asked while documents were added (bench ingest)."""
+    return (f"\n{how} while {d['added_chunks']} more chunks were added: p50 {d['during_ms']['p50']} ms "
+            f"(p95 {d['during_ms']['p95']}, n={d['during_ms']['n']}) against {d['idle_ms']['p50']} ms idle "
+            f"(p95 {d['idle_ms']['p95']}): {d['ratio_p50']}× (load {d['load_average']}; "
+            f"{d.get('embedding_sessions')} embedding sessions, tab peak "
+            f"{(d.get('renderer_rss_mb') or {}).get('peak')} MB)\n")
+
+
 def _at_most(name: str, measured: float | None, target: float, unit: str, load) -> dict:
     if measured is None:
         return {"target": name, "measured": None, "goal": f"≤ {_num(target)} {unit}", "met": None,
@@ -250,20 +259,11 @@ def write(results: dict, folder: Path) -> Path:
                          f"peak {(pdf.get('renderer_rss_mb') or {}).get('peak')} MB while adding it; "
                          f"words first: first word answer {pdf.get('first_word_answer_s')} s after the drop, "
                          f"fully hybrid after {pdf.get('full_hybrid_s')} s\n")
-        during = ing.get("queries_during_ingest")
-        if during:
-            parts.append(f"\nQueries while {during['added_chunks']} more chunks were added: p50 "
-                         f"{during['during_ms']['p50']} ms (p95 {during['during_ms']['p95']}, n={during['during_ms']['n']}) "
-                         f"against {during['idle_ms']['p50']} ms idle (p95 {during['idle_ms']['p95']}): "
-                         f"{during['ratio_p50']}× (load {during['load_average']}; "
-                         f"{during.get('embedding_sessions')} embedding sessions, tab peak "
-                         f"{(during.get('renderer_rss_mb') or {}).get('peak')} MB)\n")
-        shared = ing.get("queries_during_ingest_shared_session")
-        if shared:
-            parts.append(f"\nThe same with ingestion sharing the query session (?queryworker=off): p50 "
-                         f"{shared['during_ms']['p50']} ms during against {shared['idle_ms']['p50']} ms idle: "
-                         f"{shared['ratio_p50']}× ({shared.get('embedding_sessions')} embedding sessions, tab peak "
-                         f"{(shared.get('renderer_rss_mb') or {}).get('peak')} MB; load {shared['load_average']})\n")
+        for key, how in (("queries_during_ingest", "Queries"),
+                         ("queries_during_ingest_shared_session",
+                          "The same with ingestion sharing the query session (?queryworker=off): queries")):
+            if ing.get(key):
+                parts.append(_during(ing[key], how))
     peer = sections.get("peer", {}).get("peer")
     if peer:
         parts.append("\n## Reading Room vs Orama " + peer["orama_version"] + "\n")
