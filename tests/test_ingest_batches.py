@@ -196,3 +196,20 @@ def test_vectors_written_later_extend_the_kept_matrix_as_a_fresh_load_would(embe
     lib.delete(lib.documents()[0].id)
     run(lib.embed_pending())
     assert sorted(lib.index.vector_matrix().ids.tolist()) == sorted(vector_ids(lib))
+
+
+def test_a_write_of_vectors_that_fails_ends_the_pass_and_says_why(embedder, monkeypatch):
+    from readingroom.errors import StorageError
+    from readingroom.index import Index
+
+    lib = Library.open(":memory:", embedder=Recording(embedder))
+
+    def full(self, ids, vectors):
+        raise StorageError("storage is full")
+
+    monkeypatch.setattr(Index, "store_vectors", full)
+    [o] = run(lib.add([NewDocument("sea.md", text="Words about the sea.")]))
+    assert o.status == "added" and o.pending == 1
+    assert o.notes[-1].endswith("They could not be embedded now: storage is full")
+    monkeypatch.undo()
+    assert run(lib.embed_pending()).embedded == 1 and lib.status()["pending"] is None

@@ -225,7 +225,11 @@ async def embed_pending(index: Index, embedder: Embedder,
             failures = 0
             if not cancelled():
                 inflight = send(b.last)  # computed while this batch is written
-            result.embedded += index.store_vectors(b.ids, vecs)
+            try:
+                result.embedded += index.store_vectors(b.ids, vecs)
+            except ReadingRoomError as e:  # full storage, say: the batch stays pending, the pass ends
+                result.error = e.to_dict()
+                break
             for doc_id, name, k in b.per_doc:
                 if doc_id not in docs:  # stored after this pass began (the page adds while it runs)
                     docs.update({c.doc_id: c for c in pending.coverage(index.pending_documents())
@@ -243,13 +247,16 @@ async def embed_pending(index: Index, embedder: Embedder,
     return result
 
 
-def with_pending(index: Index, outcomes: list[Outcome]) -> list[Outcome]:
+def with_pending(index: Index, outcomes: list[Outcome], passed: Pass | None = None) -> list[Outcome]:
     """Outcomes of stored documents whose vectors are not all there yet carry how many are
-    pending and a note saying what that means."""
+    pending and a note saying what that means (and why, when the pass ended on an error)."""
     if not index.has_pending():
         return outcomes
     left = {c.doc_id: c for c in pending.coverage(index.pending_documents())}
-    return [replace(o, pending=left[o.doc_id].pending, notes=o.notes + (pending.outcome_note(left[o.doc_id]),))
+    why = (f" They could not be embedded now: {passed.error['message']}"
+           if passed is not None and passed.error else "")
+    return [replace(o, pending=left[o.doc_id].pending,
+                    notes=o.notes + (pending.outcome_note(left[o.doc_id]) + why,))
             if o.status in ("added", "replaced", "unchanged") and o.doc_id in left else o
             for o in outcomes]
 
@@ -261,5 +268,5 @@ async def add_documents(index: Index, embedder: Embedder, docs: Sequence[NewDocu
                         then: Sequence[str] = ()) -> list[Outcome]:
     """``add_words``, then ``embed_pending`` (which also finishes what earlier adds left)."""
     outcomes = add_words(index, docs, settings, progress, cancelled, then)
-    await embed_pending(index, embedder, progress, cancelled)
-    return with_pending(index, outcomes)
+    passed = await embed_pending(index, embedder, progress, cancelled)
+    return with_pending(index, outcomes, passed)

@@ -72,8 +72,8 @@ class Library:
 
             raise EmbedderError("no embedder: documents cannot be added")
         outcomes = add_words(self.index, docs, self.chunking, progress, cancelled, then)
-        await self.embed_pending(progress, cancelled)
-        outcomes = with_pending(self.index, outcomes)
+        passed = await self.embed_pending(progress, cancelled)
+        outcomes = with_pending(self.index, outcomes, passed)
         self._after_bulk(sum(o.chunks for o in outcomes if o.status in ("added", "replaced")))
         return outcomes
 
