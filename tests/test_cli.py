@@ -135,10 +135,12 @@ def test_a_model_mismatch_is_refused(cli, notes, tmp_path):
     assert "nothing to do" in cli("reindex").stdout
 
 
-@pytest.mark.parametrize("moment", ["between", "during"])
+@pytest.mark.parametrize("moment", ["between", "during", "half"])
 def test_interrupted_indexing_leaves_a_consistent_index_and_can_be_rerun(cli, tmp_path, moment):
-    """Killed (SIGKILL) between two files, or in the middle of one: whole documents only, and
-    `status` names every file the run had not indexed yet, not only the one in progress."""
+    """Killed (SIGKILL) between two files, in the middle of one before its words were stored,
+    or with one half-embedded: every chunk has its vector or is marked pending (never a vector
+    without its chunk), `status` names every file the run had not stored yet and what is
+    still to embed, and running `index` again finishes it: nothing lost, nothing twice."""
     d = tmp_path / "many"
     d.mkdir()
     names = [f"n{i:02}.txt" for i in range(12)]
@@ -155,19 +157,39 @@ def test_interrupted_indexing_leaves_a_consistent_index_and_can_be_rerun(cli, tm
     db.enable_load_extension(True)
     db.load_extension(sqlite_vec.loadable_path())
     assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-    docs, chunks, vecs = db.execute("SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), "
-                                    "(SELECT count(*) FROM chunks_vec)").fetchall()[0]
-    assert docs == stored and chunks == vecs
+    docs, chunks, vecs, pending = db.execute(
+        "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), "
+        "(SELECT count(*) FROM chunks_vec), (SELECT count(*) FROM chunks WHERE embedded = 0)").fetchall()[0]
+    half = moment == "half"
+    assert docs == stored + half and chunks == vecs + pending
+    assert (pending > 0) == half and (not half or vecs > 0)
+    assert not db.execute("SELECT 1 FROM chunks_vec v WHERE NOT EXISTS "
+                          "(SELECT 1 FROM chunks c WHERE c.id = v.rowid AND c.embedded = 1)").fetchall()
     orphans = db.execute("SELECT count(*) FROM documents d WHERE NOT EXISTS "
                          "(SELECT 1 FROM chunks c WHERE c.doc_id = d.id)").fetchall()[0][0]
     assert orphans == 0  # no document without its chunks
     db.close()
     s = json.loads(cli("status", "--json").stdout)
-    assert [Path(n).name for n in s["unfinished"]] == names[stored:]
+    assert [Path(n).name for n in s["unfinished"]] == names[stored + half:]
     assert "did not finish indexing" in cli("status").stdout
+    if half:
+        assert [Path(x["name"]).name for x in s["pending"]["documents"]] == [names[stored]]
+        assert s["pending"]["pending_chunks"] == pending
+        assert f"of {names[stored]} so far" in cli("status").stdout
+        hit = json.loads(cli("search", f"Note {stored} sentence", "--json").stdout)
+        assert hit["stats"]["meaning"]["pending_chunks"] == pending
     out = cli("index", str(d)).stdout
-    assert f"{len(names) - stored} indexed, {stored} unchanged" in out
-    assert json.loads(cli("status", "--json").stdout)["unfinished"] == []
+    assert f"{len(names) - stored - half} indexed, {stored + half} unchanged" in out
+    after = json.loads(cli("status", "--json").stdout)
+    assert after["unfinished"] == [] and after["pending"] is None
+    db = apsw.Connection(str(index))
+    db.enable_load_extension(True)
+    db.load_extension(sqlite_vec.loadable_path())
+    ids = [r[0] for r in db.execute("SELECT id FROM chunks ORDER BY id")]
+    vec_ids = [r[0] for r in db.execute("SELECT rowid FROM chunks_vec ORDER BY rowid")]
+    assert ids == vec_ids and len(ids) >= chunks  # the half-embedded file's chunks kept, one vector each
+    assert not db.execute("SELECT 1 FROM chunks WHERE embedded = 0").fetchall()
+    db.close()
 
 def test_every_format_is_indexed_and_unreadable_files_are_listed_as_skipped(cli, tmp_path):
     import formats

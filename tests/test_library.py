@@ -66,7 +66,7 @@ def test_bad_documents_get_reasons_and_leave_the_rest(library):
     assert library.index.counts() == (1, 1)
 
 
-def test_a_failing_embedder_leaves_nothing_half_written(library, embedder):
+def test_a_failing_embedder_leaves_the_document_searchable_by_words_and_pending(library, embedder):
     run(library.add([BREAD]))
 
     class Broken:
@@ -80,10 +80,14 @@ def test_a_failing_embedder_leaves_nothing_half_written(library, embedder):
 
     broken = Library(library.index, Broken())
     [o] = run(broken.add([BRCA]))
-    assert o.status == "error" and o.error["type"] == "embed_failed"
-    assert library.index.counts() == (1, 1) and library.index.integrity() == "ok"
+    # Words first: stored and found by its words at once; its vector waits, and it says so.
+    assert o.status == "added" and o.pending == o.chunks == 1 and "meaning search covers 0 %" in o.notes[-1]
+    assert library.index.counts() == (2, 2) and library.index.integrity() == "ok"
     r = run(broken.retrieve("sourdough bread"))  # fail-open: lexical still answers
     assert r.reason == "embed_failed" and r.results[0].doc_name == "bread.txt"
+    assert r.stats["meaning"]["documents"][0]["name"] == "genetics.md"
+    assert run(broken.retrieve("BRCA1", {"mode": "lexical"})).results[0].doc_name == "genetics.md"
+    assert run(library.embed_pending()).embedded == 1 and library.status()["pending"] is None
 
 
 def test_empty_and_whitespace_queries_return_empty_at_once(library):
@@ -126,6 +130,9 @@ def test_same_input_same_output(library):
     run(library.add([BRCA, BREAD, ERRORS]))
     a = run(library.retrieve("bread and genes")).to_dict()
     b = run(library.retrieve("bread and genes")).to_dict()
+    # Where the query vector came from differs (the second is the first's, from the cache), as
+    # the timings do; everything else is the same.
+    assert [d["stats"].pop("query_vector")["source"] for d in (a, b)] == ["embedded", "cache"]
     for d in (a, b):
         d["stats"].pop("timings_ms")
     assert a == b

@@ -14,7 +14,7 @@ from readingroom import Library, NewDocument
 from readingroom.errors import DatabaseUnavailable, ExtensionMissing
 from readingroom.records import Filters
 from readingroom.search import hits_for, vector_candidates
-from readingroom.store import postgres as pg
+from readingroom.store import pg_sql, postgres as pg
 
 DOCS = [NewDocument(f"doc{i}.md", text=f"# Part {i}\n\nKettle number {i} descales monthly with citric acid; "
                     f"teapot {i % 3} is glazed.", meta={"tags": ["odd" if i % 2 else "even"]}) for i in range(30)]
@@ -62,8 +62,8 @@ def thirty(postgres, embedder):
 def test_hnsw_and_exact_scans_agree_and_a_filter_still_returns_k(thirty, embedder):
     store = thirty.index.store
     q = run(embedder.embed(["descaling a kettle"]))[0]
-    exact = store.knn(pg.pg_sql.KNN, (pg.pg_sql.vector_param(q), 10), 100, True)
-    literal = pg.pg_sql.KNN.replace("%s::vector", f"'{pg.pg_sql.vector_param(q)}'::vector").replace("%s", "10")
+    exact = store.knn(pg_sql.KNN, (pg_sql.vector_param(q), 10), 100, True)
+    literal = pg_sql.KNN.replace("%s::vector", f"'{pg_sql.vector_param(q)}'::vector").replace("%s", "10")
     with store.pool.connection() as conn, conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")  # 30 rows: make the planner take the index
         plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + literal))
@@ -143,3 +143,54 @@ def test_a_write_by_another_process_is_seen_by_the_words_kept_in_memory(postgres
     assert run(reader.retrieve("zanzibar", {"mode": "lexical"})).results == []
     reader.close()
     writer.close()
+
+
+def test_words_first_on_postgres_a_half_embedded_document_is_searched_by_words_and_finished(
+        postgres, embedder, tmp_path):
+    """The same flag as SQLite's: stored by its words, pending chunks have no vector and the
+    vector leg skips them (HNSW and exact), reads say what is covered, an export keeps them
+    pending, and the next pass embeds each once."""
+    from readingroom import ingest
+    from readingroom.errors import EmbedderError
+    from readingroom.store.export import to_sqlite
+
+    class Once:
+        model_id, dim, max_tokens = embedder.model_id, embedder.dim, embedder.max_tokens
+
+        def __init__(self):
+            self.calls = 0
+
+        async def embed(self, texts):
+            self.calls += 1
+            if self.calls > 1:
+                raise EmbedderError("The embedding model stopped.")
+            return await embedder.embed(texts)
+
+    lib = Library.open(postgres.new_database(), embedder=embedder)
+    outcomes = ingest.add_words(lib.index, DOCS[:6])
+    assert [o.status for o in outcomes] == ["added"] * 6
+    run(ingest.embed_pending(lib.index, Once(), size=4))
+    q = lib.index.store.query
+    pending = {int(r[0]) for r in q("SELECT id FROM chunks WHERE NOT embedded")}
+    with_vec = {int(r[0]) for r in q("SELECT id FROM chunks WHERE embedding IS NOT NULL")}
+    assert len(pending) == 2 and len(with_vec) == 4 and not pending & with_vec
+    assert lib.index.integrity() == "ok"
+    qvec = run(embedder.embed(["kettle citric acid"]))[0]
+    for exact in (False, True):
+        rows = lib.index.store.knn(pg_sql.KNN, (pg_sql.vector_param(qvec), 10), 40, exact)
+        assert {int(r[0]) for r in rows} == with_vec
+    words = run(lib.retrieve("teapot glazed", {"mode": "lexical", "k": 10, "cap_key": None}))
+    assert {c for s in words.results for c in s.chunk_ids} & pending
+    r = run(lib.retrieve("kettle descales")).to_dict()
+    assert r["stats"]["meaning"]["pending_chunks"] == 2 and r["stats"]["meaning"]["message"]
+    assert lib.status()["pending"]["pending_chunks"] == 2
+    out = tmp_path / "copy.sqlite"
+    to_sqlite(lib.index, out)
+    copy = Library.open(out, embedder=embedder)
+    assert copy.status()["pending"]["pending_chunks"] == 2
+    assert run(copy.embed_pending()).embedded == 2 and copy.status()["pending"] is None
+    copy.close()
+    assert run(lib.embed_pending()).embedded == 2
+    assert lib.status()["pending"] is None and lib.index.integrity() == "ok"
+    assert q("SELECT count(*) FROM chunks WHERE embedding IS NULL")[0][0] == 0
+    lib.close()

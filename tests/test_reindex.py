@@ -97,7 +97,7 @@ asyncio.run(lib.add([NewDocument(n, text=t) for n, t in
 """
 
 
-def test_documents_that_did_not_finish_are_named_after_a_kill(tmp_path, embedder, model_dir):
+def test_documents_whose_vectors_did_not_finish_are_named_after_a_kill_and_finished_next(tmp_path, embedder, model_dir):
     import subprocess
     import sys
 
@@ -111,15 +111,18 @@ def test_documents_that_did_not_finish_are_named_after_a_kill(tmp_path, embedder
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert proc.returncode == -9, proc.stderr
     after = Library.open(path, embedder=embedder)
-    assert after.status()["unfinished"] == ["b.md", "c.md"]  # a.md was stored before the kill
-    assert after.index.counts() == (2, 2) and after.index.integrity() == "ok"
-    outcomes = run(after.add([NewDocument("b.md", text="beta text"), NewDocument("c.md", text="gamma text")]))
-    assert [o.status for o in outcomes] == ["added", "added"]
-    assert after.status()["unfinished"] == ["b.md", "c.md"]  # still shown until dismissed
-    after.clear_unfinished()
+    # Words first: all three were stored by their words before the first vector; the kill came
+    # while b.md was embedded, so a.md has its vector and b.md and c.md are named as pending.
     assert after.status()["unfinished"] == []
+    assert after.index.counts() == (4, 4) and after.index.integrity() == "ok"
+    pending = after.status()["pending"]
+    assert [d["name"] for d in pending["documents"]] == ["b.md", "c.md"] and pending["pending_chunks"] == 2
+    assert run(after.retrieve("beta", {"mode": "lexical"})).results[0].doc_name == "b.md"
+    outcomes = run(after.add([NewDocument("b.md", text="beta text"), NewDocument("c.md", text="gamma text")]))
+    assert [(o.status, o.pending) for o in outcomes] == [("unchanged", 0), ("unchanged", 0)]
+    assert after.status()["pending"] is None
     after.close()
-    assert Library.open(path, embedder=embedder).status()["unfinished"] == []
+    assert Library.open(path, embedder=embedder).status()["pending"] is None
 
 
 def test_each_stored_document_updates_the_record_in_its_own_transaction(library):

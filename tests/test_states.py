@@ -46,11 +46,12 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, p
 
 from helpers import OtherModel, run
 from readingroom import Library, NewDocument
-from readingroom.errors import ReadingRoomError
+from readingroom.errors import EmbedderError, ReadingRoomError
 
 EXAMPLES = int(os.environ.get("READINGROOM_STATES_EXAMPLES", "0"))
 STEPS = int(os.environ.get("READINGROOM_STATES_STEPS", "0"))
 NO_DOCUMENTS = "no_documents"
+EMBED_SMALL = 2  # passages per batch in ``add_half_embedded``, so a small document is half-embedded
 # Libraries live in memory-backed files where there are some: the same SQLite file I/O, without
 # waiting for a shared disk's fsync hundreds of times per example.
 SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
@@ -304,7 +305,11 @@ def check_database(q) -> tuple[int, int]:
     chunks = {int(r[0]) for r in q("SELECT id FROM chunks", ())}
     fts = {int(r[0]) for r in q("SELECT id FROM chunks_fts_docsize", ())}
     vecs = {int(r[0]) for r in q("SELECT rowid FROM chunks_vec", ())}
-    assert fts == chunks and vecs == chunks, (len(chunks), len(fts), len(vecs))
+    # Words first, meaning after: every chunk has its vector or is marked pending, never both,
+    # and no vector is without its chunk.
+    pending = {int(r[0]) for r in q("SELECT id FROM chunks WHERE embedded = 0", ())}
+    assert fts == chunks and vecs == chunks - pending and pending <= chunks, \
+        (len(chunks), len(fts), len(vecs), len(pending))
     assert not q("SELECT 1 FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)", ())
     assert not q("SELECT 1 FROM doc_tags WHERE doc_id NOT IN (SELECT id FROM documents)", ())
     assert not q("SELECT 1 FROM documents WHERE id NOT IN (SELECT doc_id FROM chunks)", ())
@@ -341,6 +346,9 @@ class LibraryStates(RuleBasedStateMachine):
 
     def chunk_ids(self) -> list[int]:
         return [int(r[0]) for r in self.q("SELECT id FROM chunks ORDER BY id")]
+
+    def pending_ids(self) -> set[int]:
+        return {int(r[0]) for r in self.q("SELECT id FROM chunks WHERE NOT embedded")}
 
     def reopen(self) -> None:
         self.lib.close()
@@ -381,6 +389,57 @@ class LibraryStates(RuleBasedStateMachine):
             else:
                 assert o.status == want, (d, before, o)
                 assert o.chunks >= 1 and o.doc_id is not None
+
+    @rule(docs=st.lists(st.sampled_from(DOCS), min_size=1, max_size=3), batches=st.integers(0, 2))
+    def add_half_embedded(self, docs, batches):
+        """An add whose embedder dies after ``batches`` batches of EMBED_SMALL passages (as a
+        killed embedding worker would): every document is stored by its words, the rest of
+        its passages stay pending, and reads say what the vector leg covers."""
+        from readingroom import ingest
+
+        full = self.embedder
+        calls = []
+
+        class Dying:
+            model_id, dim, max_tokens = full.model_id, full.dim, full.max_tokens
+
+            async def embed(self, texts):
+                calls.append(len(texts))
+                if len(calls) > batches:
+                    raise EmbedderError("The embedding model stopped; it is restarted on the next pass.")
+                return await full.embed(texts)
+
+            async def count_tokens(self, texts):
+                return await full.count_tokens(texts)
+
+        before = dict(self.q("SELECT c.id, d.name FROM chunks c JOIN documents d ON d.id = c.doc_id "
+                             "WHERE NOT c.embedded"))
+        words = ingest.add_words(self.lib.index, [d.new() for d in docs], self.lib.chunking)
+        passed = run(ingest.embed_pending(self.lib.index, Dying(), size=EMBED_SMALL))
+        for d, o in zip(docs, words):
+            want = predict_add(self.model, d)
+            assert (o.error["type"] if o.status == "error" else o.status) == want, (d, o)
+        if self.model.mismatch:
+            assert passed.embedded == 0  # another model's library: re-indexing embeds it all
+        else:
+            assert passed.embedded <= batches * EMBED_SMALL
+            # Nothing pending was lost: a pending chunk that is gone was replaced by this add.
+            gone = set(before) - set(self.chunk_ids())
+            assert {before[c] for c in gone} <= {d.name for d in docs}
+
+    @rule()
+    def reload_resumes_pending(self):
+        """Reopened (a reload, a new CLI run), the library finishes its pending passages in one
+        pass: each gets one vector, nothing else changes."""
+        self.reopen()
+        pending = self.pending_ids()
+        chunks = self.chunk_ids()
+        passed = run(self.lib.embed_pending())
+        if self.model.mismatch:
+            assert passed.embedded == 0 and self.pending_ids() == pending
+            return
+        # One vector each (the database invariants check that each chunk has exactly one).
+        assert passed.embedded == len(pending) and self.pending_ids() == set() and self.chunk_ids() == chunks
 
     @precondition(lambda self: self.model.docs)
     @rule(data=st.data())
@@ -534,6 +593,10 @@ class LibraryStates(RuleBasedStateMachine):
             assert r.results == [] and r.documents == [] and r.evidence == [] and d["context"] == ""
             return
         mode = options.get("mode", "hybrid")
+        if mode != "lexical" and self.pending_ids():
+            assert d["stats"]["meaning"]["pending_chunks"] == len(self.pending_ids())
+        else:
+            assert "meaning" not in d["stats"]
         want_reason = "model_mismatch" if self.model.mismatch and mode != "lexical" else None
         assert r.reason == want_reason, (r.reason, self.model.mismatch, mode)
         for s in r.results:
@@ -649,9 +712,18 @@ class LibraryStates(RuleBasedStateMachine):
         assert s["unfinished"] == []
         if table_chunks == 0:
             assert s.get("reason", NO_DOCUMENTS) == NO_DOCUMENTS
+        pending = self.pending_ids()
+        if pending:
+            cover = s["pending"]
+            assert cover["pending_chunks"] == len(pending) and cover["message"].startswith("Meaning search covers")
+            assert {d["name"] for d in cover["documents"]} == {
+                r[0] for r in self.q("SELECT DISTINCT d.name FROM chunks c JOIN documents d ON d.id = c.doc_id "
+                                     "WHERE NOT c.embedded")}
+        else:
+            assert s["pending"] is None
         if not self.model.mismatch:
             m = self.lib.index.vector_matrix()
-            assert m is not None and sorted(m.ids.tolist()) == self.chunk_ids()
+            assert m is not None and sorted(m.ids.tolist()) == sorted(set(self.chunk_ids()) - pending)
 
 
 # -- the test ------------------------------------------------------------------------------------
@@ -677,6 +749,10 @@ def test_the_heaviest_documents_in_one_fixed_sequence(shared):
         lambda: m.add([BY_KEY[k] for k in [("headings.md", 0), ("pages.pdf", 0), ("dup-a.md", 0),
                                            ("dup-b.md", 0), ("pages.pdf", 1)]]),
         lambda: m.retrieve("Part 3", {"k": 30, "cap_key": None, "candidates": 4096}),
+        lambda: m.add_half_embedded([BY_KEY["long.txt", 0], BY_KEY["tea.txt", 0]], 1),
+        lambda: m.retrieve("kettle descaling", {"mode": "hybrid"}),
+        lambda: m.pending_ids() or pytest.fail("the half-embedded add left nothing pending"),
+        m.reload_resumes_pending,
         lambda: m.retrieve("see the part above", {"mode": "vector", "mmr_lambda": 0.5}),
         lambda: m.retrieve("kettles", {"mode": "lexical", "filters": {"doc_types": ["pdf"]}}),
         lambda: m.ask("Part 3", ["tea?"], {}),

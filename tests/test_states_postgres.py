@@ -2,7 +2,8 @@
 and model of the library, each example on a fresh database. Left out are the rules about
 SQLite files (export and import of an index file, merging a bundled index file, importing
 another model's file), which this store has no counterpart for; in their place the database
-checks are Postgres's: every chunk has its vector and its words, nothing is orphaned."""
+checks are Postgres's: every chunk has its words and its vector or is marked pending, nothing
+is orphaned."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ class PostgresLibraryStates(LibraryStates):
     @invariant()
     def database_is_whole(self):
         q = self.q
-        assert not q("SELECT 1 FROM chunks WHERE embedding IS NULL OR tsv IS NULL")
+        # Words first, meaning after: a chunk has its vector exactly when it is marked embedded.
+        assert not q("SELECT 1 FROM chunks WHERE (embedding IS NULL) = embedded OR tsv IS NULL")
         assert not q("SELECT 1 FROM chunks c WHERE c.text ~ '[[:alnum:]]' AND length(c.tsv) = 0")
         assert not q("SELECT 1 FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)")
         assert not q("SELECT 1 FROM doc_tags WHERE doc_id NOT IN (SELECT id FROM documents)")
@@ -65,6 +67,8 @@ class PostgresLibraryStates(LibraryStates):
         assert s["search"]["state"] == "ready"  # nothing to load: Postgres searches
         if table_chunks == 0:
             assert s.get("reason", NO_DOCUMENTS) == NO_DOCUMENTS
+        pending = self.pending_ids()
+        assert (s["pending"] or {}).get("pending_chunks", 0) == len(pending)
 
 
 def test_every_sequence_of_operations_leaves_a_whole_postgres_library_that_answers(shared, postgres):  # noqa: F811

@@ -162,3 +162,20 @@ def test_cli_summarise_and_ask(cli, tmp_path):
     p = cli("summarise", "nothere.txt", check=False)
     assert p.returncode == 1 and "not in this library" in p.stderr
     assert '"try" statement' in cli("ask", "summarise the try statement").stdout
+
+
+def test_a_half_embedded_document_is_summarised_by_words_and_kept_only_once_embedded(library):
+    """Words first: while some of a document's passages wait for their vectors, a summary is
+    made from what is stored but not kept (it would stay words-only); the pass that lands its
+    last vectors makes and keeps the final one."""
+    from readingroom import ingest
+
+    [o] = ingest.add_words(library.index, [doc("while.txt", topics["while"] + topics["for"])], library.chunking)
+    run(ingest.embed_pending(library.index, library.embedder, size=1, max_batches=1))
+    assert library.index.has_pending()
+    d = run(library.summarise([o.doc_id])).to_dict()
+    assert d["summary"]["points"] >= 1 and kept(library, o.doc_id) == []
+    run(library.embed_pending())
+    assert not library.index.has_pending()
+    [(version, data)] = kept(library, o.doc_id)
+    assert version == VERSION and json.loads(data)["points"]

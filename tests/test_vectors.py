@@ -154,3 +154,21 @@ def test_a_large_library_reads_its_quantised_matrix_from_sqlite(index, monkeypat
     head = vectors.EXACT_RESCORE
     assert [c for c, _ in fast[:head]] == [c for c, _ in exact[:head]]
     assert np.allclose([s for _, s in fast[:head]], [s for _, s in exact[:head]], atol=1e-5)
+
+
+def test_an_extended_matrix_is_the_matrix_a_fresh_build_makes():
+    from readingroom.vectors import BINARY_FROM, VectorMatrix
+
+    rng = np.random.default_rng(5)
+    ids = np.array([2, 5, 9, 11], dtype=np.int64)
+    rows = rng.normal(size=(4, 8)).astype(np.float32)
+    more_ids, more = np.array([3, 12], dtype=np.int64), rng.normal(size=(2, 8)).astype(np.float32)
+    grown = VectorMatrix.build(ids, rows).extended(more_ids, more)
+    fresh = VectorMatrix.build(np.concatenate([ids, more_ids]), np.concatenate([rows, more]))
+    assert grown.ids.tolist() == [2, 3, 5, 9, 11, 12]
+    assert np.array_equal(grown.ids, fresh.ids) and np.allclose(grown.rows, fresh.rows)
+    assert grown.top(more[0], 1) == fresh.top(more[0], 1) == [(3, pytest.approx(1.0, abs=1e-6))]
+    # An id it holds already, or growing into the binary stage: a fresh build instead.
+    assert VectorMatrix.build(ids, rows).extended(np.array([5]), more[:1]) is None
+    big = VectorMatrix.build(np.arange(BINARY_FROM - 1), rng.normal(size=(BINARY_FROM - 1, 8)).astype(np.float32))
+    assert big.extended(np.array([BINARY_FROM + 5]), more[:1]) is None

@@ -76,7 +76,7 @@ wireDebug();
 wireReindex();
 $('reader-close').addEventListener('click', closeReader);
 mountConversation(readingroom, contextOf, runSearch);
-wireComposer();
+wireComposer({ typeAhead: (text) => readingroom.typeAhead(text) });
 onLibraryChange((change) => {
   refreshDocuments();
   if (change.deleted !== undefined) searchAgain(readingroom, contextOf, change);

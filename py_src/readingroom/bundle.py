@@ -63,7 +63,7 @@ def merge(index: Index, schema: str, version: str) -> Merged:
         doc_off, chunk_off = (int(v) for v in q(sql.MAX_IDS)[0])
         params = (doc_off, chunk_off, BUNDLE_SOURCE)
         for statement in (sql.BUNDLE_COPY_DOCUMENTS, sql.BUNDLE_COPY_TAGS, sql.BUNDLE_COPY_CHUNKS,
-                          sql.BUNDLE_COPY_VECTORS):
+                          sql.BUNDLE_COPY_VECTORS, sql.BUNDLE_MARK_PENDING):
             q(statement.format(schema=schema), params)
         docs, chunks = (int(v) for v in q(sql.BUNDLED_COUNTS, (BUNDLE_SOURCE,))[0])
         q(sql.SET_META, (BUNDLE_VERSION_KEY, version))

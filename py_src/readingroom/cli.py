@@ -202,6 +202,8 @@ def cmd_search(args) -> int:
         return 0
     if r.reason:
         print(f"note: {r.to_dict()['message']}", file=sys.stderr)
+    if r.stats.get("meaning"):
+        print(f"note: {r.stats['meaning']['message']} Run `index` again to embed them now.", file=sys.stderr)
     for i, s in enumerate(r.results, start=1):
         print(f"[{i}] {s.score:.4f}  {s.place}  (chunks {', '.join(map(str, s.chunk_ids))})")
         print("    " + " ".join(s.text.split())[:300])
@@ -270,6 +272,8 @@ def cmd_status(args) -> int:
             print(f"model mismatch: {s['mismatch']} (run `readingroom reindex`)")
         if s["unfinished"]:
             print(f"did not finish indexing (run `index` again): {', '.join(s['unfinished'])}")
+        if s.get("pending"):
+            print(f"{s['pending']['message']} Run `index` again to embed them now.")
         print(f"stale files: {len(stale)}" + "".join(f"\n  {x}" for x in stale))
     return 0
 

@@ -106,6 +106,9 @@ class Index:
 
     def _open(self) -> dict[str, str]:
         meta = dict(self.store.query(self.sql.GET_META)) if self._has_schema() else {}
+        if meta and not self.store.query(self.sql.HAS_EMBEDDED_FLAG):
+            with self.transaction():
+                self.sql.migrate(self.store)
         if not meta:
             with self.transaction():
                 self.store.execute_script(self.sql.schema(self.provenance.dim))
@@ -174,15 +177,16 @@ class Index:
             self.store.query(self.sql.SET_DOC_SOURCE, (source_type, doc_id))
 
     def replace_document(self, *, name: str, doc_type: str, content_hash: str, size: int,
-                         meta: dict, chunks: Sequence[Chunk], vectors: np.ndarray,
+                         meta: dict, chunks: Sequence[Chunk], vectors: np.ndarray | None,
                          text_hashes: Sequence[str], unfinished: Sequence[str] | None = None) -> int:
         """Insert a document with its chunks and vectors, replacing any of the same name.
         ``unfinished`` (the names still to do after this one) is recorded in the same
-        transaction, so the record never says a stored document did not finish."""
+        transaction, so the record never says a stored document did not finish. Without
+        ``vectors`` the chunks are stored by their words, pending (``store_vectors``)."""
         self.require_compatible()
-        if len(chunks) != len(vectors) or len(chunks) != len(text_hashes):
+        if (vectors is not None and len(chunks) != len(vectors)) or len(chunks) != len(text_hashes):
             raise ValueError("one vector and one hash per chunk")
-        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        vecs = None if vectors is None else np.ascontiguousarray(vectors, dtype=np.float32)
         tags = meta.get("tags") or []
         with self.transaction():
             old = self.find(name)
@@ -195,15 +199,70 @@ class Index:
             ))[0][0]
             for tag in tags:
                 self.store.query(self.sql.INSERT_TAG, (doc_id, str(tag)))
-            ids = [self.sql.insert_chunk(self.store, (
-                doc_id, ch.doc_index, ch.page, ch.start, ch.end,
-                json.dumps(list(ch.heading_path)), " > ".join(ch.heading_path),
-                ch.token_count, ch.text, th,
-            ), vec) for ch, vec, th in zip(chunks, vecs, text_hashes)]
-            summaries.keep(self, doc_id, chunks, ids, vecs)  # derived data, in the same transaction
+            ids = []
+            for i, (ch, th) in enumerate(zip(chunks, text_hashes)):
+                row = (doc_id, ch.doc_index, ch.page, ch.start, ch.end,
+                       json.dumps(list(ch.heading_path)), " > ".join(ch.heading_path),
+                       ch.token_count, ch.text, th)
+                if vecs is None:
+                    ids.append(self.sql.insert_pending_chunk(self.store, row))
+                else:
+                    ids.append(self.sql.insert_chunk(self.store, row, vecs[i]))
+            if vecs is not None:  # stored whole: its summary now (words first: when its last batch lands)
+                summaries.keep(self, doc_id, chunks, ids, vecs)  # derived data, in the same transaction
             if unfinished is not None:
                 self._record_unfinished(unfinished)
         return doc_id
+
+    # -- words first, meaning after (ingest.embed_pending) ---------------------------------
+    def has_pending(self) -> bool:
+        """Whether some chunk is stored by its words only, its vector still to come."""
+        return bool(self.store.query(self.sql.HAS_PENDING)[0][0])
+
+    def pending_chunks(self, after: int, limit: int) -> list[tuple]:
+        """The next pending chunks with an id above ``after``, in id order:
+        (id, doc_id, document name, idx, text, heading_path JSON)."""
+        return self.store.query(self.sql.PENDING_CHUNKS, (after, limit))
+
+    def pending_documents(self) -> list[tuple[int, str, int, int]]:
+        """Every document with a pending chunk: (id, name, chunks, embedded chunks)."""
+        return [(int(i), n, int(c), int(e)) for i, n, c, e in self.store.query(self.sql.PENDING_DOCUMENTS)]
+
+    def store_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> int:
+        """Pending chunks' vectors, in one transaction, each with its flag; a chunk deleted or
+        embedded meanwhile is skipped. Returns how many were written."""
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        if len(ids) != len(vecs):
+            raise ValueError("one vector per chunk")
+        before = self._key()
+        kept = {name: self._kept_now(name, before) for name in ("lexical", "vectors")}
+        written = []
+        with self.transaction():
+            for i, (cid, vec) in enumerate(zip(ids, vecs)):
+                if self.sql.embed_chunk(self.store, int(cid), vec):
+                    written.append(i)
+        self._carry_over(before, kept, [int(ids[i]) for i in written], vecs[written])
+        return len(written)
+
+    def _carry_over(self, before: tuple, kept: dict, ids: list[int], vecs: np.ndarray) -> None:
+        """After vectors were written by this connection alone (nobody else's commit in
+        between), the kept legs stay: BM25's lengths are unchanged (no word changed), and the
+        vector matrix takes the new rows (``VectorMatrix.extended``) instead of being read again
+        on the next query, a batch at a time while an import runs."""
+        after = self._key()
+        if after[1] != before[1]:
+            return  # another connection committed meanwhile: load again, as ever
+        found, lexicon = kept["lexical"]
+        if found:
+            self._kept["lexical"] = (after, lexicon)
+        found, matrix = kept["vectors"]
+        if found and matrix is not None:
+            grown = matrix.extended(np.asarray(ids, dtype=np.int64), vecs)
+            if grown is not None:
+                self._kept["vectors"] = (after, grown)
+
+    def embedded_count(self) -> int:
+        return int(self.store.query(self.sql.EMBEDDED_COUNT)[0][0])
 
     def set_unfinished(self, names: Sequence[str]) -> None:
         """Record the names still to do (no write when the record already says so)."""
@@ -260,6 +319,7 @@ class Index:
             self.store.execute_script(self.sql.vec_table(self.provenance.dim))
             for cid, vec in zip(ids, vecs):
                 self.store.query(self.sql.INSERT_VECTOR, (int(cid), self.sql.vector_param(vec)))
+            self.store.query(self.sql.MARK_ALL_EMBEDDED)
             if self.sql.DELETE_SUMMARIES:
                 self.store.query(self.sql.DELETE_SUMMARIES)  # made from the old vectors: made again on demand
             for k, v in self.provenance.as_meta().items():
@@ -392,7 +452,7 @@ class Index:
         """The vector matrix read a few of vec0's blocks at a time, then finished in steps;
         kept under ``key`` (the index as it was when the read began)."""
         t0 = time.perf_counter()
-        _, chunks = self.counts()
+        chunks = self.embedded_count()  # a pending chunk has no vector yet
         dim = self.provenance.dim
         if not vectors.fits(chunks, dim):
             self._kept["vectors"] = (key, None)

@@ -14,8 +14,10 @@ from ._compat import make_embedder, open_store
 from .chunking import ChunkSettings
 from .errors import ReadingRoomError
 from .index import Index, Provenance, StoredDocument
-from .ingest import NewDocument, Outcome, add_documents
+from . import pending as _pending
+from .ingest import NewDocument, Outcome, Pass, add_words, embed_pending as _embed_pending, with_pending
 from .options import Options
+from .query_cache import CachedQueries, QueryVectors
 from .reindex import Reindexed, reindex as _reindex
 from .retrieve import RetrievalResult
 from .seams import Embedder, Store
@@ -37,6 +39,8 @@ class Library:
         self.merging = False  # a bundled set is being read in (the browser's worker says so)
         self.defaults: dict = {}  # retrieval options a workspace sets (workspace.py); a call's win
         self._added_since_analyze = 0
+        self._embedding = False  # a pass of ``embed_pending`` is under way
+        self.queries = QueryVectors()  # query vectors asked for lately or typed ahead
 
     def _options(self, options: Options | dict | None) -> Options | dict | None:
         if isinstance(options, Options) or not self.defaults:
@@ -68,10 +72,29 @@ class Library:
             from .errors import EmbedderError
 
             raise EmbedderError("no embedder: documents cannot be added")
-        outcomes = await add_documents(self.index, self.embedder, docs, self.chunking, progress,
-                                       cancelled, then)
+        outcomes = add_words(self.index, docs, self.chunking, progress, cancelled, then)
+        passed = await self.embed_pending(progress, cancelled)
+        outcomes = with_pending(self.index, outcomes, passed)
         self._after_bulk(sum(o.chunks for o in outcomes if o.status in ("added", "replaced")))
         return outcomes
+
+    async def embed_pending(self, progress: Callable[[dict], None] = lambda e: None,
+                            cancelled: Callable[[], bool] = lambda: False,
+                            max_batches: int | None = None) -> Pass:
+        """Embed the chunks stored by their words only (this session's adds, or what an
+        earlier one left when it was killed); the page's worker runs it after a reload. One
+        pass at a time: a second waits for the first, then embeds what is left (nothing, or
+        what was added meanwhile)."""
+        if self.embedder is None:
+            return Pass()
+        while self._embedding:
+            await asyncio.sleep(0.05)
+        self._embedding = True
+        try:
+            return await _embed_pending(self.index, self.embedder, progress, cancelled,
+                                        max_batches=max_batches)
+        finally:
+            self._embedding = False
 
     def _after_bulk(self, chunks: int) -> None:
         """Postgres plans its searches from table statistics: refreshed (ANALYZE) once
@@ -82,12 +105,25 @@ class Library:
         if self._added_since_analyze >= ANALYZE_AFTER:
             self.index.store.query(self.index.sql.ANALYZE)
             self._added_since_analyze = 0
+        self._embedding = False  # a pass of ``embed_pending`` is under way
+        self.queries = QueryVectors()  # query vectors asked for lately or typed ahead
 
     async def retrieve(self, query: str, options: Options | dict | None = None,
                        cancelled: Callable[[], bool] = lambda: False) -> RetrievalResult:
         options = self._options(options)
         opts = options if isinstance(options, Options) else Options.from_dict(options)
-        return await _retrieve.retrieve(self.index, self.embedder, query, opts, cancelled)
+        return await _retrieve.retrieve(self.index, self._query_embedder(), query, opts, cancelled)
+
+    def _query_embedder(self) -> Embedder | None:
+        """The embedder, with query vectors answered through this library's cache."""
+        return None if self.embedder is None else CachedQueries(self.embedder, self.queries)
+
+    async def type_ahead(self, text: str) -> str:
+        """Embeds a query while it is still being typed (see query_cache.py): the search asked
+        with that text then finds its vector ready, or waits for this same embedding."""
+        if self.embedder is None or self.index.mismatch:
+            return "none"
+        return await self.queries.type_ahead(self.embedder, text)
 
     async def ask(self, question: str, history: Sequence = (), options: Options | dict | None = None,
                   cancelled: Callable[[], bool] = lambda: False) -> Answer:
@@ -101,7 +137,7 @@ class Library:
             return whole  # type: ignore[return-value]
         if isinstance(options, dict):
             options = {k: v for k, v in options.items() if k not in ("length", "fit_budget")}
-        return await _ask(self.index, self.embedder, question, history, options, cancelled)
+        return await _ask(self.index, self._query_embedder(), question, history, options, cancelled)
 
     async def summarise(self, doc_ids: Sequence[int], options: dict | None = None) -> "_summarise.Summarised":
         """The documents' extractive summaries as one outline (``options``: ``kind`` "summary" or
@@ -204,7 +240,16 @@ class Library:
             "unfinished": list(self.index.unfinished_at_open),
             "bundle_version": _bundle.bundle_version(self.index),
             "search": self.index.search_state(),
+            # Documents stored by their words whose vectors are still to come (None: none).
+            "pending": self.meaning_coverage(),
         }
+
+    def meaning_coverage(self) -> dict | None:
+        """How much of which documents the vector leg covers while some are pending (see
+        pending.py); None when every chunk has its vector."""
+        if not self.index.has_pending():
+            return None
+        return _pending.describe(_pending.coverage(self.index.pending_documents()))
 
     def close(self) -> None:
         self.index.store.close()

@@ -14,6 +14,7 @@ from typing import Callable
 
 
 from . import fuse, merge, pack, reasons, rerank, search, syntax
+from . import pending as meaning_cover
 from .errors import Cancelled, DatabaseUnavailable, EmbedderError, StorageError
 from .fts import terms
 from .index import Index
@@ -152,13 +153,16 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
 
     # The query's embedding is requested first; the lexical leg runs while it is computed.
     pending = None
+    source = None  # where the query's vector comes from (query_cache.py), for the debug view
     if options.mode != "lexical":
         if index.mismatch:
             reason = reasons.MODEL_MISMATCH
         elif embedder is None:
             reason = reasons.EMBED_FAILED
+        elif hasattr(embedder, "embed_query"):
+            pending, source = embedder.embed_query(text)
         else:
-            pending = embedder.embed([text])
+            pending, source = embedder.embed([text]), "embedded"
     try:
         lex: list[tuple[int, float]] = []
         if options.mode != "vector":
@@ -191,6 +195,9 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         mmr_vectors = ({h.chunk_id: index.vector(h.chunk_id) for h in bases.values()}
                        if options.mmr_lambda is not None else {})
         clock.lap("hydrate")
+        # Words first, meaning after: the vector leg covers the embedded chunks only; say how much.
+        meaning = (meaning_cover.describe(meaning_cover.coverage(index.pending_documents()))
+                   if options.mode != "lexical" and index.has_pending() else None)
     except StorageError as e:
         if pending is not None and hasattr(pending, "close"):
             pending.close()  # never awaited: say so to the coroutine rather than leak a warning
@@ -264,6 +271,10 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     }
     if index.mismatch:
         stats["mismatch"] = index.mismatch
+    if meaning is not None:
+        stats["meaning"] = meaning
+    if source is not None:
+        stats["query_vector"] = {"source": source}
     return RetrievalResult(
         query=query, results=spans, documents=documents,
         evidence=evidence, packed=packed, reason=reason, stats=stats,

@@ -48,9 +48,11 @@ CREATE TABLE IF NOT EXISTS chunks (
     token_count  INTEGER NOT NULL,
     text         TEXT NOT NULL,
     text_hash    TEXT NOT NULL,
+    embedded     INTEGER NOT NULL DEFAULT 1,
     UNIQUE (doc_id, idx)
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, idx);
+{pending_index}
 CREATE TABLE IF NOT EXISTS doc_tags (
     doc_id INTEGER NOT NULL REFERENCES documents(id),
     tag    TEXT NOT NULL,
@@ -79,8 +81,19 @@ VEC_TABLE = """CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
 );"""
 
 
+# A chunk is stored with its words first and ``embedded = 0``; its vector follows in a later
+# transaction that also sets ``embedded = 1`` (index.py ``store_vectors``). So ``embedded``
+# says whether the chunk has its row in chunks_vec, and the pending ones are found through
+# this small partial index, which is empty once everything is embedded.
+PENDING_INDEX = "CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(id) WHERE embedded = 0;"
+# A library written before the flag existed has every chunk embedded: the column is added
+# with that default (schema version 1 either way: an older app writes its chunks whole).
+HAS_EMBEDDED_FLAG = "SELECT 1 FROM pragma_table_info('chunks') WHERE name = 'embedded'"
+ADD_EMBEDDED_FLAG = "ALTER TABLE chunks ADD COLUMN embedded INTEGER NOT NULL DEFAULT 1;\n" + PENDING_INDEX
+
+
 def schema(dim: int) -> str:
-    return SCHEMA.format(vec_table=vec_table(dim), summary_table=SUMMARY_TABLE)
+    return SCHEMA.format(vec_table=vec_table(dim), summary_table=SUMMARY_TABLE, pending_index=PENDING_INDEX)
 
 
 # -- derived data: each document's extractive summary (summarise/stored.py) ---------------
@@ -151,6 +164,33 @@ INSERT INTO chunks(doc_id, idx, page, start_char, end_char, heading_path, headin
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
 """
 INSERT_VECTOR = "INSERT INTO chunks_vec(rowid, embedding) VALUES (?, ?)"
+# Words first: a chunk without its vector yet (the FTS row comes with it, by trigger).
+INSERT_PENDING_CHUNK = """
+INSERT INTO chunks(doc_id, idx, page, start_char, end_char, heading_path, heading,
+                   token_count, text, text_hash, embedded)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id
+"""
+# Claims a pending chunk for its vector: no row when it was deleted or embedded meanwhile, so
+# a vector is never written for a chunk that is gone, nor twice for one chunk.
+MARK_EMBEDDED = "UPDATE chunks SET embedded = 1 WHERE id = ? AND embedded = 0 RETURNING id"
+MARK_ALL_EMBEDDED = "UPDATE chunks SET embedded = 1 WHERE embedded = 0"
+HAS_PENDING = "SELECT EXISTS (SELECT 1 FROM chunks WHERE embedded = 0)"
+EMBEDDED_COUNT = "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks WHERE embedded = 0)"
+# The next pending chunks after ?1, in id order, with what their embedding input is made of.
+PENDING_CHUNKS = """
+SELECT c.id, c.doc_id, d.name, c.idx, c.text, c.heading_path
+FROM chunks c JOIN documents d ON d.id = c.doc_id
+WHERE c.embedded = 0 AND c.id > ?
+ORDER BY c.id LIMIT ?
+"""
+# Every document with pending chunks: (id, name, chunks, embedded chunks).
+PENDING_DOCUMENTS = """
+SELECT d.id, d.name, (SELECT count(*) FROM chunks a WHERE a.doc_id = d.id),
+       (SELECT count(*) FROM chunks a WHERE a.doc_id = d.id) - p.pending
+FROM (SELECT doc_id, count(*) AS pending FROM chunks WHERE embedded = 0 GROUP BY doc_id) p
+JOIN documents d ON d.id = p.doc_id
+ORDER BY d.name
+"""
 GET_VECTOR = "SELECT embedding FROM chunks_vec WHERE rowid = ?"
 # Every vector, for the in-memory matrix (vectors.py). The first reads sqlite-vec 0.1's
 # shadow tables a block of 1,024 vectors at a time; the second is the portable fallback.
@@ -288,6 +328,12 @@ SELECT v.rowid + ?2, v.embedding FROM {schema}.chunks_vec v
 WHERE v.rowid + ?2 IN (SELECT c.id FROM main.chunks c JOIN main.documents d ON d.id = c.doc_id
                        WHERE d.source_type = ?3 AND d.id > ?1)
 """
+# A bundle's chunk without a vector (one written before its vectors were) stays pending here.
+BUNDLE_MARK_PENDING = """
+UPDATE main.chunks SET embedded = 0
+WHERE id > ?2 AND doc_id IN (SELECT id FROM main.documents WHERE source_type = ?3 AND id > ?1)
+  AND id NOT IN (SELECT rowid FROM main.chunks_vec WHERE rowid > ?2)
+"""
 BUNDLED_COUNTS = """
 SELECT count(*), (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id
                   WHERE d.source_type = ?1)
@@ -301,7 +347,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 COPY_CHUNK = """
 INSERT INTO chunks(id, doc_id, idx, page, start_char, end_char, heading_path, heading,
-                   token_count, text, text_hash)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                   token_count, text, text_hash, embedded)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 DETACH = "DETACH DATABASE {schema}"

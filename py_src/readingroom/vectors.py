@@ -130,6 +130,24 @@ class VectorMatrix:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def extended(self, ids: np.ndarray, rows: np.ndarray) -> "VectorMatrix | None":
+        """This matrix with more vectors (words first, meaning after: a batch of pending
+        chunks just embedded), the same as a fresh build of all of them; None when a fresh build
+        is needed instead (binary codes or int8 rows, whose library-wide centre and scales
+        would change, or more than ``BINARY_FROM`` rows)."""
+        if self.rows is None or self.bits is not None or len(self.ids) + len(ids) >= BINARY_FROM:
+            return None
+        ids = np.asarray(ids, dtype=np.int64)
+        if len(np.intersect1d(ids, self.ids)):
+            return None
+        rows = _normalised(np.asarray(rows, dtype=np.float32).reshape(len(ids), self.rows.shape[1]))
+        all_ids = np.concatenate([self.ids, ids])
+        all_rows = np.concatenate([self.rows, rows])
+        if np.any(all_ids[1:] <= all_ids[:-1]):
+            order = np.argsort(all_ids, kind="stable")
+            all_ids, all_rows = all_ids[order], all_rows[order]
+        return VectorMatrix(all_ids, all_rows)
+
     @property
     def kind(self) -> str:
         """How the leg searches: "float", "binary+float" or "binary+int8" (for stats and docs)."""

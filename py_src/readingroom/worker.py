@@ -119,6 +119,25 @@ async def add_documents(docs_json: str) -> str:
     return _dump({"documents": [o.to_dict() for o in outcomes], "status": _lib().status()})
 
 
+async def embed_pending(batches: int = 1) -> str:
+    """Embeds up to ``batches`` batches of the chunks stored by their words only (what an earlier
+    session left: the page calls this after opening until nothing is pending, one call at a time
+    in its ingestion lane, so a delete or an import runs between two calls). Returns what was
+    embedded and ``pending`` (status()'s: what is still to come, None when nothing)."""
+    global _cancelled_ingest
+    _cancelled_ingest = False
+    try:
+        lib = _lib()
+        done = await lib.embed_pending(progress=_progress, cancelled=lambda: _cancelled_ingest,
+                                       max_batches=max(1, int(batches)))
+        left = lib.meaning_coverage()
+    except ReadingRoomError as e:
+        return _error(e)
+    if done.embedded and left is None:
+        _start_warming()  # the vectors are all there: load them before the next query
+    return _dump({**done.to_dict(), "pending": left})
+
+
 async def reindex() -> str:
     """Re-embed the whole library with this app's model; progress as for adding documents;
     ``cancel_ingest`` stops it, leaving the library as it was."""
@@ -246,6 +265,21 @@ async def check_answer(text: str, passages_json: str = "[]") -> str:
         return _error(e)
     except (json.JSONDecodeError, TypeError, ValueError) as e:
         return _error(BadInput(f"passages are not valid: {e}"))
+
+
+async def type_ahead(text: str, history_json: str = "[]") -> str:
+    """The question being typed (after ``history``'s turns): its search text (a follow-up's
+    standalone query) is embedded now, so the search asked on Enter finds its vector ready.
+    Returns ``{"source": "typed_ahead" | "cache" | ...}``; a failure is not an error the page
+    shows (the search embeds it again and reports what goes wrong then)."""
+    from .followup import standalone_query
+
+    try:
+        history = json.loads(history_json or "[]")
+        search = standalone_query(str(text), history if isinstance(history, list) else [])
+        return _dump({"source": await _lib().type_ahead(search), "text": search})
+    except Exception as e:  # noqa: BLE001 - see the docstring
+        return _dump({"source": None, "failed": str(e)})
 
 
 def cancel_queries_before(query_id: int) -> None:

@@ -27,7 +27,26 @@ def test_peer_on_a_tiny_fixture_scores_orama_with_the_same_metrics(site, tmp_pat
     for key in ("ndcg@10", "recall@10"):
         assert p["orama"]["legs"]["vector"][key] == p["ours"]["legs"]["vector"][key]
     assert p["ours"]["hybrid"]["recall@10"] == 1.0
-    assert "Orama" in (tmp_path / "report" / "report.md").read_text()
+    # PGlite + pgvector on the same chunks and vectors: every row scored, timed and compared.
+    pg = p["pglite"]
+    assert pg["cold_start_ms"] > 0 and pg["insert_ms"] > 0 and pg["hnsw_build_ms"] > 0
+    assert pg["renderer_rss_mb"]["peak"] > 50 and len(pg["load_average"]) == 3
+    for name in ("hnsw_ef40", "hnsw_ef96", "exact", "hybrid"):
+        assert pg[name]["quality"]["queries"] == 4 and pg[name]["latency_ms"]["n"] == 2
+        assert pg[name]["ratio"]["p50_pglite_over_ours"] > 0
+    # Exact cosine over the very same vectors ranks as Reading Room's vector leg does.
+    assert pg["exact"]["quality"]["ndcg@10"] == p["ours"]["legs"]["vector"]["ndcg@10"]
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "Orama" in report and "PGlite" in report
+
+
+def test_peer_at_a_scaled_size_scores_copies_as_the_documents_they_copy(site, tmp_path, model_dir):
+    _, res = beir_fixture.run_bench(tmp_path, model_dir, "peer", "--passages", "15", "--no-build", timeout=600)
+    p = res["peer"]
+    assert p["scaled"] is True and p["chunks"] == p["imported_chunks"] == 15
+    # Copies have jittered vectors: each system still finds the relevant source documents.
+    assert p["ours"]["hybrid"]["recall@10"] == 1.0
+    assert p["pglite"]["exact"]["quality"]["recall@10"] == 1.0 and p["orama"]["hybrid"]["queries"] == 4
 
 
 def test_startup_is_measured_per_phase_and_uses_the_snapshot(site, tmp_path, model_dir):

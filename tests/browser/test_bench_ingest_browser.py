@@ -21,12 +21,22 @@ def test_ingest_compares_the_isolated_and_the_plain_page_in_one_run(site, tmp_pa
     during = ing["queries_during_ingest"]
     assert during["idle_ms"]["n"] == len(beir_fixture.QUERIES) and during["during_ms"]["n"] >= 1
     assert during["added_chunks"] >= 3 and during["ratio_p50"] > 0
+    # Queries on a session of their own, against ingestion sharing it (?queryworker=off), with the
+    # tab's memory for each.
+    shared = ing["queries_during_ingest_shared_session"]
+    assert during["query_worker"] is True and shared["query_worker"] is False
+    assert shared["during_ms"]["n"] >= 1 and shared["ratio_p50"] > 0
+    assert during["renderer_rss_mb"]["peak"] > 50 and shared["renderer_rss_mb"]["peak"] > 50
     pdf = ing["browser_pdf"]
     assert pdf["pages"] == 2 and pdf["status"] == "added" and pdf["error"] is None and pdf["chunks"] >= 2
+    # Words first: the PDF answered a word search before (or as) its last vector was stored.
+    assert pdf["word_probes"] >= 1 and pdf["full_hybrid_s"] > 0
+    assert pdf["first_word_answer_s"] is None or 0 < pdf["first_word_answer_s"] <= pdf["full_hybrid_s"]
     memory = pdf["renderer_rss_mb"]
     assert memory["samples"] >= 1 and memory["peak"] > 50 and memory["before"] > 50  # MB: the tab is really measured
     report = (tmp_path / "report" / "report.md").read_text()
     assert "not isolated" in report and "while adding it" in report and "more chunks were added" in report
+    assert "first word answer" in report and "sharing the query session" in report
 
 
 def test_embedding_setups_are_measured_side_by_side(site, tmp_path, model_dir):

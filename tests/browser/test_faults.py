@@ -33,7 +33,8 @@ def docs_for_ingest() -> list[dict]:
 def consistent(page) -> dict:
     """status() and documents() agree: every stored document is whole, nothing half-added. And
     the database file itself, as stored in OPFS, passes PRAGMA integrity_check, with one FTS row
-    and one vector per passage."""
+    per passage and one vector per passage not marked pending (words first, meaning after), as
+    many pending as status() says."""
     status = page.evaluate("() => window.readingroom.status()")
     docs = page.evaluate("() => window.readingroom.documents()")
     assert status["documents"] == len(docs)
@@ -48,38 +49,52 @@ def consistent(page) -> dict:
             assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
             counts = [db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                       for t in ("documents", "chunks", "chunks_fts_docsize", "chunks_vec_rowids")]
+            pending = db.execute("SELECT count(*) FROM chunks WHERE NOT embedded").fetchone()[0]
+            assert not db.execute("SELECT 1 FROM chunks_vec_rowids v JOIN chunks c ON c.id = v.id "
+                                  "WHERE NOT c.embedded").fetchall()
         finally:
             db.close()
-    assert counts == [status["documents"]] + [status["chunks"]] * 3, counts
+    assert pending == (status["pending"] or {}).get("pending_chunks", 0)
+    assert counts == [status["documents"]] + [status["chunks"]] * 2 + [status["chunks"] - pending], counts
     return {d["name"]: d["chunks"] for d in docs}
 
 
-def test_embedder_killed_mid_ingest_fails_that_document_restarts_and_recovers(page):
+def test_embedder_killed_mid_ingest_leaves_that_batch_pending_restarts_and_recovers(page):
     # Mid-ingest, deterministically: the worker dies as the second batch arrives, the one that
     # carries the rest of glacier.md (the first held kettle.md and glacier.md's first passages).
+    # Words first: every document was stored by its words before the first batch, so nothing is
+    # lost; that batch's passages stay pending, and the page says what meaning search covers.
     assert page.evaluate("() => window.readingroom.debug.killEmbedder({atBackgroundBatch: 2})") is True
     report = page.evaluate("(docs) => window.readingroom.addDocuments(docs)", docs_for_ingest())
     outcomes = {d["name"]: d for d in report["documents"]}
-    assert outcomes["kettle.md"]["status"] == "added"
-    failed = outcomes["glacier.md"]
-    assert failed["status"] == "error" and failed["error"]["type"] == "embed_failed"
-    assert "embedding model stopped" in failed["error"]["message"]
-    assert "Add the document again" in failed["error"]["message"]
-    # The app restarted the embedder by itself: the documents after the failed one went in.
-    assert outcomes["bread.md"]["status"] == "added" and outcomes["tides.md"]["status"] == "added"
+    assert {o["status"] for o in outcomes.values()} == {"added"}
+    glacier = outcomes["glacier.md"]
+    assert 0 < glacier["pending"] < glacier["chunks"] and "glacier.md is searchable by its words" in glacier["notes"][-1]
+    # The first batch (64 passages, in the order they were stored) has its vectors; the second's
+    # are pending. The app restarted the embedder by itself.
+    assert outcomes["kettle.md"]["pending"] == 0
+    assert sum(o["pending"] for o in outcomes.values()) == sum(o["chunks"] for o in outcomes.values()) - 64
     stored = consistent(page)
-    assert set(stored) == {"kettle.md", "bread.md", "tides.md"}
+    assert set(stored) == {"kettle.md", "glacier.md", "bread.md", "tides.md"}
     status = page.evaluate("() => window.readingroom.status()")
     assert status["embedderRestarts"] == 1 and status["embedder"]["model"] == "all-MiniLM-L6-v2"
     assert page.locator("#embedder-problem").is_hidden()
+    banner = page.locator("#meaning-pending")
+    banner.wait_for(state="visible", timeout=WAIT_MS)
+    assert banner.inner_text().startswith("Meaning search covers ") and "% of glacier.md" in banner.inner_text()
+    r = page.evaluate("() => window.readingroom.query('glacier entry 110 measured at points')")
+    assert r["results"][0]["doc_name"] == "glacier.md" and "glacier.md" in r["stats"]["meaning"]["message"]
+    screenshot(page, "faults-meaning-pending")
 
-    # The same documents again: the failed one is added, the others are unchanged.
+    # The same documents again: all unchanged, and the pass embeds what was pending, once.
     again = page.evaluate("(docs) => window.readingroom.addDocuments(docs)", docs_for_ingest())
-    assert [d["status"] for d in again["documents"]] == ["unchanged", "added", "unchanged", "unchanged"]
+    assert [(d["status"], d["pending"]) for d in again["documents"]] == [("unchanged", 0)] * 4
     stored = consistent(page)
     assert set(stored) == {"kettle.md", "glacier.md", "bread.md", "tides.md"}
+    assert again["status"]["pending"] is None
+    banner.wait_for(state="hidden", timeout=WAIT_MS)
     r = page.evaluate("() => window.readingroom.query('glacier measured at points')")
-    assert r["reason"] is None and r["results"][0]["doc_name"] == "glacier.md"
+    assert r["reason"] is None and r["results"][0]["doc_name"] == "glacier.md" and "meaning" not in r["stats"]
 
     # A second death: no restart by itself, a button instead; searching by words still works.
     page.evaluate("() => window.readingroom.debug.killEmbedder()")
@@ -101,39 +116,29 @@ def many_documents(n: int) -> list[dict]:
     return [{"name": f"survey-{i:02d}.md", "text": long_document(topics[i % len(topics)], 25)} for i in range(n)]
 
 
-def test_reload_mid_ingest_keeps_whole_documents_and_names_the_unfinished_ones(page):
+def test_reload_mid_ingest_keeps_every_document_and_embeds_the_rest_after_it(page):
     docs = many_documents(12)
     page.evaluate("(docs) => { window.readingroom.addDocuments(docs); }", docs)
-    # Reload once a few documents are in. Waited for on the stored count (status() is answered
-    # mid-ingest and only grows), not on the progress text: "n of 12 files" beside "passages in
-    # survey-…" is only true while one document's rows are being written, a window a poll can miss.
-    wait_until(page, "async () => (await window.readingroom.status()).documents >= 2", WAIT_MS / 1000)
+    # Words first: all twelve are stored by their words at once; reload once some vectors are in
+    # and some are not (status() is answered mid-ingest).
+    wait_until(page, """async () => { const s = await window.readingroom.status();
+        return s.documents === 12 && s.pending && s.pending.pending_chunks < s.chunks; }""", WAIT_MS / 1000)
+    page.reload()
+    page.wait_for_function("() => window.readingroom !== undefined", timeout=WAIT_MS)
+    early = page.evaluate("async () => { await window.readingroom.libraryReady; return window.readingroom.status(); }")
+    assert early["unfinished"] == [] and early["documents"] == 12 and early["pending"]["pending_chunks"] > 0
+    names = [d["name"] for d in docs]
+    words = page.evaluate("() => window.readingroom.query('lighthouse log entry 20', {mode: 'lexical'})")
+    assert words["results"][0]["doc_name"] in names
+    wait_ready(page)
+    # Resumed after the reload: every passage gets its vector, once.
+    wait_until(page, "async () => (await window.readingroom.status()).pending === null", WAIT_MS / 1000)
+    assert sorted(consistent(page)) == names
+    page.locator("#meaning-pending").wait_for(state="hidden", timeout=WAIT_MS)
+    assert page.locator("#unfinished").is_hidden()
     page.reload()
     status = wait_ready(page)
-    stored = consistent(page)
-    names = [d["name"] for d in docs]
-    assert 2 <= len(stored) < len(names)
-    unfinished = status["unfinished"]
-    assert unfinished and set(unfinished) == set(names) - set(stored)
-    banner = page.locator("#unfinished")
-    banner.wait_for(state="visible", timeout=WAIT_MS)
-    text = banner.inner_text()
-    assert text.startswith("These files did not finish indexing: ")
-    assert all(n in text for n in unfinished) and "add them again" in text
-    assert not any(n in text for n in stored)
-    screenshot(page, "faults-unfinished-after-reload")
-
-    # Adding them again works; dismissing clears the list for good.
-    again = page.evaluate("(docs) => window.readingroom.addDocuments(docs)",
-                          [d for d in docs if d["name"] in unfinished])
-    assert {d["status"] for d in again["documents"]} == {"added"}
-    assert len(consistent(page)) == len(names)
-    banner.get_by_role("button", name="Dismiss").click()
-    banner.wait_for(state="hidden", timeout=WAIT_MS)
-    assert page.evaluate("() => window.readingroom.status()")["unfinished"] == []
-    page.reload()
-    assert wait_ready(page)["unfinished"] == []
-    assert page.locator("#unfinished").is_hidden()
+    assert status["unfinished"] == [] and status["pending"] is None
 
 
 def test_a_second_tab_takes_the_library_over_and_the_first_can_take_it_back(page, context, site):

@@ -25,10 +25,12 @@ def test_a_search_during_a_long_import_is_answered_before_the_import_ends(page):
         return {top: r.results[0]?.doc_name, reason: r.reason, importDone: window.__importDone};
     }""")
     assert got == {"top": "kettle.md", "reason": None, "importDone": False}
-    # On more than one core, a second embedding worker joined the import (status() follows the
-    # embedder's heartbeat).
+    # On more than one core, ingestion moved to workers of its own (as many as the embedder's
+    # workers) and the first worker's session is kept for queries: a third model session while the
+    # import runs (status() follows the embedder's heartbeat).
     if page.evaluate("() => navigator.hardwareConcurrency") >= 2:
-        wait_until(page, "async () => (await window.readingroom.status()).embedder?.workersRunning === 2")
+        wait_until(page, """async () => { const e = (await window.readingroom.status()).embedder;
+            return e?.queryWorker === true && e.ingestWorkers === e.workers && e.workersRunning === e.workers + 1; }""")
     # Then stop the import; what it stored is whole.
     page.evaluate("() => window.readingroom.cancelIngest()")
     report = page.evaluate("() => window.__import")

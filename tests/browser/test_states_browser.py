@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from helpers import OtherModel, run
+from pages import wait_until
 from readingroom import Library
 from test_states import (BUNDLES, BY_KEY, OTHER_MODEL_DOCS, Model, check_database, predict_add,
                          predict_merge)
@@ -58,6 +59,18 @@ SEQUENCES = {
         ("read",),
         ("bundle", "v1"),
         ("query", "steamed", {"k": 3, "mmr_lambda": 0.5, "budget": 40}),
+    ],
+    # Words first, meaning after: the embedder dies as the add's one batch arrives, so every
+    # document is stored by its words with all its passages pending; searches say what meaning
+    # search covers; a reload embeds them (each once) and the notice goes.
+    "half-embedded-then-reload": [
+        ("add", [("tea.txt", 0)]),
+        ("add_half_embedded", [("long.txt", 0), ("cocoa.txt", 0)]),
+        ("query", "kettle descaled", {}),
+        ("query", "fermented cocoa beans", {"mode": "lexical"}),
+        ("reload",),
+        ("query", "kettle descaled", {"mode": "vector"}),
+        ("delete", "cocoa.txt"),
     ],
     "another-model-then-reindex": [
         ("add", [("long.txt", 0), ("tagged.txt", 0)]),
@@ -110,6 +123,7 @@ EXPORT_B64 = """async () => {
 class Replay:
     def __init__(self, page, files):
         self.page, self.files, self.model = page, files, Model()
+        self.pending = 0  # passages stored by their words only, as the page's status says
 
     def js(self, script, arg=None):
         return self.page.evaluate(script, arg)
@@ -130,6 +144,35 @@ class Replay:
                 assert o["error"]["type"] == want and o["error"]["message"], (d, o)
             else:
                 assert o["status"] == want and o["chunks"] >= 1, (d, o)
+
+    def op_add_half_embedded(self, keys):
+        """An add whose embedding worker ends itself as the batch arrives: the documents are
+        stored by their words, their passages pending, and the page says what is covered."""
+        assert self.js("() => window.readingroom.debug.killEmbedder({atBackgroundBatch: 1})") is True
+        docs = [BY_KEY[k] for k in keys]
+        payload = [{"name": d.name, "text": d.text, "meta": d.new().meta} for d in docs]
+        report = self.js("(d) => window.readingroom.addDocuments(d)", payload)
+        for d, o in zip(docs, report["documents"], strict=True):
+            assert o["status"] == predict_add(self.model, d) == "added", (d, o)
+            assert o["pending"] == o["chunks"] >= 1 and "meaning search covers 0 %" in o["notes"][-1], o
+        pending = report["status"]["pending"]
+        assert pending["pending_chunks"] == sum(o["chunks"] for o in report["documents"])
+        self.pending = pending["pending_chunks"]
+        banner = self.page.locator("#meaning-pending")
+        banner.wait_for(state="visible", timeout=60_000)
+        assert banner.inner_text().startswith("Meaning search covers 0 % of cocoa.txt and 0 % of long.txt so far")
+
+    def op_reload(self):
+        """A reload resumes the pending passages: before the model is up the page still names
+        them; once it is, they are embedded (each once: check() counts the vectors)."""
+        self.page.reload()
+        self.page.wait_for_function("() => window.readingroom !== undefined", timeout=120_000)
+        early = self.js("async () => { await window.readingroom.libraryReady; return window.readingroom.status(); }")
+        assert (early["pending"] or {}).get("pending_chunks", 0) == self.pending
+        self.js("async () => { await window.readingroom.ready; }")
+        wait_until(self.page, "async () => (await window.readingroom.status()).pending === null", 300)
+        self.pending = 0
+        self.page.locator("#meaning-pending").wait_for(state="hidden", timeout=60_000)
 
     def op_delete(self, name):
         [doc] = [d for d in self.js("() => window.readingroom.documents()") if d["name"] == name]
@@ -174,6 +217,11 @@ class Replay:
             assert r["reason"] == NO_DOCUMENTS and r["results"] == [], r
             return
         mode = options.get("mode", "hybrid")
+        if self.pending and mode != "lexical":
+            assert r["stats"]["meaning"]["pending_chunks"] == self.pending
+            assert r["stats"]["meaning"]["message"].startswith("Meaning search covers")
+        else:
+            assert "meaning" not in r["stats"]
         assert r["reason"] == ("model_mismatch" if self.model.mismatch and mode != "lexical" else None), r["reason"]
         stored = self.stored()
         for item in r["results"] + r["evidence"]:
@@ -206,6 +254,7 @@ class Replay:
         assert (status["documents"], status["chunks"]) == (len(docs), sum(d["chunks"] for d in docs))
         assert {d["name"] for d in docs} == set(self.model.docs)
         assert bool(status["mismatch"]) == bool(self.model.mismatch)
+        assert (status["pending"] or {}).get("pending_chunks", 0) == self.pending
         if not docs:
             assert status["reason"] == NO_DOCUMENTS, status
         data = base64.b64decode(self.js(EXPORT_B64))

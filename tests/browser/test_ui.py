@@ -282,14 +282,15 @@ def long_document(paragraphs: int) -> bytes:
         for i in range(paragraphs)).encode()
 
 
-def test_ingest_shows_progress_and_cancel_stores_nothing(page):
+def test_ingest_shows_progress_and_cancel_keeps_the_words_and_says_what_is_left(page):
     page.set_input_files("#file-input", files=[
         {"name": "survey.md", "mimeType": "text/markdown", "buffer": long_document(400)},
         {"name": "later.md", "mimeType": "text/markdown", "buffer": NOTES_MD},
     ])
     page.wait_for_function("() => /\\d+ of \\d+ passages in survey\\.md/.test("
                            "document.getElementById('ingest-chunks-text').textContent)", timeout=WAIT_MS)
-    assert page.locator("#ingest-files-text").inner_text() == "0 of 2 files"
+    # Words first: both files are stored (and listed) before their passages are embedded.
+    assert page.locator("#ingest-files-text").inner_text() == "2 of 2 files"
     assert page.locator("#app-state").inner_text() in ("Ready", "Ready offline")
     # The page stays responsive while the worker embeds.
     assert page.evaluate("() => new Promise((r) => requestAnimationFrame(() => r(true)))")
@@ -299,10 +300,16 @@ def test_ingest_shows_progress_and_cancel_stores_nothing(page):
     screenshot(page, "ui-ingest-progress")
     page.click("#ingest-cancel")
     page.wait_for_function("() => document.getElementById('ingest').hidden", timeout=WAIT_MS)
-    assert "Cancelled: survey.md was not added." in page.locator("#file-messages").inner_text()
+    # Cancel stops the embedding; what is stored stays, found by its words, and the page says
+    # how much meaning search covers (the rest is embedded on the next add or a reload).
+    assert "survey.md is searchable by its words; meaning search covers" in page.locator("#file-messages").inner_text()
     status = page.evaluate("() => window.readingroom.status()")
-    assert status["documents"] == 0 and status["chunks"] == 0
-    assert page.locator("#no-documents").is_visible()
+    assert status["documents"] == 2 and status["pending"]["pending_chunks"] > 0
+    banner = page.locator("#meaning-pending")
+    banner.wait_for(state="visible", timeout=WAIT_MS)
+    assert "% of survey.md" in banner.inner_text()
+    words = page.evaluate("() => window.readingroom.query('survey', {mode: 'lexical'})")
+    assert words["results"] and words["results"][0]["doc_name"] == "survey.md"
 
 
 def test_header_goes_from_warming_up_to_ready_to_ready_offline(context, site):

@@ -24,7 +24,13 @@ export const embedding = { worker: null, call: null, generation: 0, deaths: 0, r
 // The page's WebGPU switch (workers/embed-webgpu.js): `?webgpu=software` lets ingestion use even a
 // software adapter (tests), `?webgpu=off` never looks for one; by default only a hardware GPU is used.
 const WEBGPU_SWITCH = new URLSearchParams(location.search).get('webgpu');
-const WORKER_NAME = ['software', 'off'].includes(WEBGPU_SWITCH) ? `readingroom-embedder webgpu=${WEBGPU_SWITCH}` : 'readingroom-embedder';
+// `?queryworker=off`: ingestion shares the query session again (embed-worker.js QUERY_WORKER), to compare.
+const QUERY_WORKER_OFF = new URLSearchParams(location.search).get('queryworker') === 'off';
+const WORKER_NAME = [
+  'readingroom-embedder',
+  ['software', 'off'].includes(WEBGPU_SWITCH) ? `webgpu=${WEBGPU_SWITCH}` : '',
+  QUERY_WORKER_OFF ? 'queryWorker=off' : '',
+].filter(Boolean).join(' ');
 
 export function spawnEmbedder() {
   const generation = ++embedding.generation;

@@ -20,6 +20,7 @@
 //   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
 //   window.readingroom.deleteDocument(id)  -> Python's reply ({deleted, status})
 //   window.readingroom.documents()         -> Python's list of stored documents
+//   window.readingroom.typeAhead(text, history?) -> embeds a question while it is typed: {source}
 //   window.readingroom.cancelIngest()      -> stops the addDocuments in flight after its current
 //                                             batch; the document being added is not stored
 //   window.readingroom.reindex()           -> re-embeds every stored chunk with this app's model (after a
@@ -141,9 +142,18 @@ function onProgress(event) {
     ui.showStorage(event.storage, event.storageNote);
   } else if (event.stage === 'import') {
     ui.showImportProgress(event, importMessage(event));
+  } else if (event.stage === 'meaning') {
+    showPending(event.pending);
   } else if (event.event === 'chunks' || event.event === 'document') {
     ingest.event(event);
+    // Words first: a document is listed (and found by its words) once stored, before its vectors.
+    if (event.event === 'document' && (event.status === 'added' || event.status === 'replaced')) refreshDocuments();
   }
+}
+
+/** Words first, meaning after: which documents are searched by meaning only in part, and why. */
+function showPending(pending) {
+  ui.showBanner('meaning-pending', pending?.message ?? '');
 }
 
 // --- one tab at a time ---------------------------------------------------------------------------
@@ -251,6 +261,7 @@ function libraryUp(status) {
   ui.showCounts(status);
   ui.showMismatch(status.mismatch);
   showUnfinished(status.unfinished);
+  showPending(status.pending);
   refreshDocuments();
   openBundle(manifest.bundle, status); // not awaited: the app is usable while it opens
   resolveLibrary(publicStatus(status));
@@ -402,7 +413,10 @@ async function addDocuments(input) {
     for (const _ of rejected) ingest.event({ event: 'document' });
     const report = docs.length ? await retrieval('addDocuments', { docs }) : {};
     if (report.documents) attempted = rejected.length + report.documents.length;
-    if (report.status) ui.showCounts(report.status);
+    if (report.status) {
+      ui.showCounts(report.status);
+      showPending(report.status.pending);
+    }
     return rejected.length ? { ...report, rejected_files: rejected } : report;
   } finally {
     ingest.end(items.length, attempted);
@@ -432,6 +446,16 @@ async function reindex() {
 async function query(text, options = {}) {
   await libraryReady;
   return retrieval('query', { text: String(text ?? ''), options });
+}
+
+/**
+ * A question still being typed (after `history`'s turns): Python embeds what it will search for
+ * now, so the search asked on Enter finds the vector ready (its debug view says `typed_ahead`).
+ * Nothing is asked before the library and the model are up. -> {source, text} | {source: null}
+ */
+async function typeAhead(text, history = []) {
+  if (!libraryOpen() || !state.embedder) return { source: null };
+  return retrieval('typeAhead', { text: String(text ?? ''), history });
 }
 
 /** A question after earlier turns (`history`: questions or {question, answer, standalone_query}). */
@@ -590,7 +614,7 @@ async function downloadLibrary() {
 }
 
 export const readingroom = Object.freeze({
-  ready, libraryReady, addDocuments, query, ask, checkAnswer, summarise, status, deleteDocument, documents, embed, importIndex,
+  ready, libraryReady, addDocuments, query, ask, typeAhead, checkAnswer, summarise, status, deleteDocument, documents, embed, importIndex,
   cancelIngest, reindex, neighbours, exportLibrary, downloadLibrary, debug, chat: chatApi(),
 });
 

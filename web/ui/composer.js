@@ -1,13 +1,41 @@
 // The question box's keys: Enter sends, Shift+Enter is a new line, `/` anywhere focuses the box,
 // and `#` followed by letters offers the documents whose names contain them: choosing one asks
 // only that document (more #picks in one question add to it), and the #word leaves the text.
+// While a question is typed, its vector is asked for ahead (`typeAhead`, debounced): once the
+// typing pauses, the text so far is embedded, one request at a time, and a text changed meanwhile
+// is sent when that one ends (the older vector stays in Python's cache, unused). Enter then often
+// finds the question's vector ready.
 
 import { $, h } from './dom.js';
 import { currentFilters, matchDocuments, scopeTo } from './sources.js';
 
 const TAG = /#([\p{L}\p{N}_./-]+)$/u;
+const TYPE_AHEAD_MS = 250; // a pause in typing this long asks for the text's vector
+const TYPE_AHEAD_MIN = 3; // characters before anything is asked
 
-export function wireComposer() {
+/** Debounced type-ahead: fn(text) for the latest text after a pause, never two at once. */
+function typingAhead(fn) {
+  let timer = null;
+  let busy = false;
+  let sent = '';
+  let latest = '';
+  const send = () => {
+    if (busy || latest === sent || latest.length < TYPE_AHEAD_MIN) return;
+    busy = true;
+    sent = latest;
+    Promise.resolve(fn(sent)).catch(() => {}).finally(() => {
+      busy = false;
+      send(); // the text changed while that one was embedded
+    });
+  };
+  return (text) => {
+    latest = text.split(/\s+/).filter(Boolean).join(' ');
+    clearTimeout(timer);
+    timer = setTimeout(send, TYPE_AHEAD_MS);
+  };
+}
+
+export function wireComposer({ typeAhead = null } = {}) {
   const box = $('query');
   const form = $('query-form');
   const list = $('doc-suggestions');
@@ -59,6 +87,10 @@ export function wireComposer() {
   box.setAttribute('role', 'combobox');
   box.setAttribute('aria-expanded', 'false');
   box.addEventListener('input', suggest);
+  if (typeAhead) {
+    const ahead = typingAhead(typeAhead);
+    box.addEventListener('input', () => ahead(box.value.replace(/#[\p{L}\p{N}_./-]*/gu, ' ')));
+  }
   box.addEventListener('blur', close);
   box.addEventListener('keydown', (e) => {
     if (options.length) {

@@ -8,6 +8,12 @@ import { $, el } from './dom.js';
 const num = (value, digits = 3) => (value === null || value === undefined ? '–' : Number(value).toFixed(digits));
 const int = (value) => (value === null || value === undefined ? '–' : String(value));
 
+const QUERY_VECTOR = {
+  cache: 'from the cache (asked before)',
+  typed_ahead: 'typed ahead (embedded while the question was typed)',
+  embedded: 'embedded after Enter',
+};
+
 const COLUMNS = [
   ['#', (h, i) => String(i + 1)],
   ['document', (h) => h.doc_name],
@@ -55,6 +61,11 @@ export function showDebug(result) {
     const { mode, read_as: readAs, note } = stats.syntax;
     parts.push(el('p', 'debug-syntax', `Query read as ${readAs || mode} (syntax: ${mode})${note ? `: ${note}` : ''}`));
   }
+
+  // Words first, meaning after: what the vector leg covered (pending.py's sentence).
+  if (stats.meaning?.message) parts.push(el('p', 'debug-meaning', stats.meaning.message));
+  // Where the query's vector came from: typed ahead, the cache, or embedded after Enter.
+  if (stats.query_vector?.source) parts.push(el('p', 'debug-query-vector', `Query vector: ${QUERY_VECTOR[stats.query_vector.source] ?? stats.query_vector.source}`));
 
   const timings = el('section', 'debug-timings');
   timings.append(el('h3', '', 'Time per stage (ms)'),

@@ -96,6 +96,8 @@ export function showResults(result, onOpen = () => {}) {
   const docs = new Set(rows.map((r) => r.doc_id)).size;
   summary.textContent = `${plural(rows.length, 'passage')} from ${plural(docs, 'document')}`;
   if (PARTIAL[result.reason]) summary.textContent += `. ${PARTIAL[result.reason]}`;
+  // Words first, meaning after: some passages were searched by their words only (pending.py).
+  if (result.stats?.meaning?.message) summary.textContent += ` ${result.stats.meaning.message}`;
   list.replaceChildren(...rows.map((row, i) => card(row, i, terms)));
   list.onclick = (e) => {
     const item = e.target.closest?.('.result');

@@ -119,10 +119,24 @@ async function embedBatch(extractor, texts) {
 
 // Queries first: one queue of length buckets, queries ahead of ingestion (embed-queue.js). While
 // ingestion runs on WebGPU, this worker's session takes queries only.
+//
+// Queries never wait for ingestion: a bucket in computation cannot be interrupted, and this
+// worker's thread is blocked while its own session computes one (a query's message is not even
+// read until it ends: p50 284 ms during an import against 46 ms idle, bench ingest). So with two
+// or more workers, ingestion gets helper workers of its own (as many as WORKERS) and this
+// worker's session is kept for queries once one of them is up: a third model session in memory
+// while documents are added (measured in the closing note of issue 24), none for a page that only
+// searches. A worker named `queryWorker=off` (the page's `?queryworker=off`, for comparisons)
+// keeps the old split: this session ingests too, beside one helper.
+const QUERY_WORKER = !/\bqueryWorker=off\b/.test(self.name ?? '');
 const queue = jobQueue();
 const gpuActive = () => queue.runners.some((r) => r.name === 'webgpu');
+const helpersUp = () => queue.runners.some((r) => r.name === 'helper');
 const schedule = queue.schedule;
-queue.add({ name: 'main', busy: false, compute: computeHere, background: () => !gpuActive() });
+queue.add({
+  name: 'main', busy: false, compute: computeHere,
+  background: () => !gpuActive() && !(QUERY_WORKER && helpersUp()),
+});
 
 /** Vectors of token rows, flat [rows * DIM], from this worker's session. */
 async function computeHere(rows) {
@@ -141,20 +155,24 @@ function spawnRunner(kind) {
   return workerRunner(queue, new URL(import.meta.url), kind, name);
 }
 
-// The helper: a second wasm worker, started on the first ingestion work (a page that only searches
-// never pays for a second model in memory) unless ingestion runs on WebGPU. If it fails to load or
-// dies, its job goes back to the queue and this worker carries on alone, and status() says so.
+// The helpers: wasm workers for ingestion, started on the first ingestion work (a page that only
+// searches never pays for more models in memory) unless ingestion runs on WebGPU: WORKERS of them
+// beside this query session, or one beside it with `queryWorker=off`. If one fails to load or dies,
+// its job goes back to the queue and the others (this worker last) carry on, and status() says so.
 let helper = null;
+const HELPERS = QUERY_WORKER ? WORKERS : WORKERS - 1;
 
 function startHelper() {
   if (helper || WORKERS < 2 || BACKEND !== 'wasm') return;
   helper = { note: '' };
-  const runner = spawnRunner('helper');
-  runner.onStop = (why) => {
-    helper.note = `the second embedding worker stopped (${why}); one worker embeds`;
-    console.warn('Reading Room:', helper.note);
-  };
-  runner.started.then(() => queue.add(runner), () => {});
+  for (let i = 0; i < HELPERS; i++) {
+    const runner = spawnRunner('helper');
+    runner.onStop = (why) => {
+      helper.note = `an ingestion embedding worker stopped (${why}); ${helpersUp() ? 'the other' : 'the query worker'} embeds`;
+      console.warn('Reading Room:', helper.note);
+    };
+    runner.started.then(() => queue.add(runner), () => {});
+  }
 }
 
 // WebGPU for ingestion, decided on the first ingestion work (embed-webgpu.js). A batch WebGPU
@@ -264,6 +282,9 @@ async function start() {
     batchTokens: BATCH_TOKENS, crossOriginIsolated: isolated,
     threadNote: [threadNote, helper?.note].filter(Boolean).join('; '),
     workersRunning: queue.runners.length,
+    // Queries on a session of their own while ingestion runs on the helpers (see QUERY_WORKER).
+    queryWorker: QUERY_WORKER && WORKERS >= 2 && BACKEND === 'wasm',
+    ingestWorkers: queue.runners.filter((r) => r.name === 'helper' || r.name === 'webgpu').length,
   };
 }
 

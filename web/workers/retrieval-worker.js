@@ -258,7 +258,8 @@ function usePort(port) {
   embedPort = port;
   embedClient = rpcClient(port);
   if (old) {
-    const err = new Error('The embedding model stopped while this was being indexed, and was restarted. Add the document again.');
+    const err = new Error('The embedding model stopped while this was being indexed, and was restarted. '
+      + 'Its passages are found by their words until they are embedded, on the next add or reload.');
     err.name = 'EmbedderStopped';
     old.failAll(err);
     oldPort?.close();
@@ -380,7 +381,7 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
   api = {};
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
     'cancel_ingest', 'cancel_queries_before', 'clear_unfinished', 'reindex', 'neighbours', 'warm',
-    'merge_bundle', 'ask', 'check_answer', 'set_merging', 'summarise']) api[name] = mod[name];
+    'merge_bundle', 'ask', 'check_answer', 'set_merging', 'summarise', 'embed_pending', 'type_ahead']) api[name] = mod[name];
   openConfig = JSON.stringify({ storage: store.storage, model });
   try {
     const status = await callPython('open', openConfig);
@@ -389,6 +390,7 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
     // Load the vectors into Python's matrix now, queued behind start, while the person types:
     // otherwise the first search pays for it.
     serialized(() => callPython('warm'))().catch(() => {});
+    if (status.pending) resumePending();
     return { ...status, ...storageInfo(), workerTimings: timings };
   } catch (err) {
     api = null;
@@ -436,7 +438,30 @@ async function importIndex(msg) {
   await importDatabase(store, source, (p) => progress('import', p));
   progress('import', { phase: 'opening' });
   const status = await callPython('open', openConfig);
+  if (status.pending) resumePending();
   return status.error ? status : { ...status, ...storageInfo() };
+}
+
+/**
+ * Words first, meaning after: chunks an earlier session stored by their words only (a reload
+ * mid-import, an embedder that died) are embedded now, one batch per op in the ingestion lane,
+ * so a search runs beside it and a delete or an import gets its turn between two batches. Each
+ * step tells the page what meaning search covers (`stage: 'meaning'`). It stops when nothing is
+ * pending, on a cancel, or when the embedder fails (the next reload tries again).
+ */
+let resuming = false;
+async function resumePending() {
+  if (resuming) return;
+  resuming = true;
+  try {
+    for (;;) {
+      const out = await ingesting(() => callPython('embed_pending', 1))().catch((err) => ({ error: errorInfo(err) }));
+      progress('meaning', { pending: out.pending ?? null, error: out.error ?? null });
+      if (out.error || !out.pending || out.cancelled || out.failed || !out.embedded) return;
+    }
+  } finally {
+    resuming = false;
+  }
 }
 
 /**
@@ -510,6 +535,10 @@ rpcServe(self, {
     return reading(() => callPython('ask', String(question), JSON.stringify(history ?? []),
       JSON.stringify(options ?? {}), queryId))();
   },
+  // Not queued: a question being typed is embedded at once (it touches no table), whatever runs.
+  typeAhead: ({ text, history }) => (api
+    ? callPython('type_ahead', String(text), JSON.stringify(history ?? []))
+    : { source: null }),
   checkAnswer: reading(({ text, passages }) => callPython('check_answer', String(text), JSON.stringify(passages ?? []))),
   summarise: reading(({ docIds, options }) => callPython('summarise', JSON.stringify(docIds ?? []), JSON.stringify(options ?? {}))),
   documents: reading(() => callPython('documents')),

@@ -81,8 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     emb = sub.add_parser("embedding", help="embedding threads vs workers in the page, interleaved")
     emb.add_argument("--texts", type=int, default=96, help="SciFact chunk texts per round")
     emb.add_argument("--rounds", type=int, default=5)
-    peer = sub.add_parser("peer", help="Orama side by side")
+    peer = sub.add_parser("peer", help="Orama and PGlite + pgvector side by side")
     peer.add_argument("--queries", type=int, default=None)
+    peer.add_argument("--no-pglite", action="store_true", help="Orama only")
+    peer.add_argument("--passages", type=int, default=None,
+                      help="the corpus repeated to this many chunks (e.g. 100000), as bench latency does")
     ans = sub.add_parser("answers", help="quick answers, follow-ups, refusals, generated answers")
     ans_side = ans.add_mutually_exclusive_group()
     ans_side.add_argument("--browser", action="store_true", help="only through window.readingroom.ask in the page")
@@ -178,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "peer":
         from . import peer as peer_mod
 
-        results["peer"] = peer_mod.run(ds, rebuild, args.queries)
+        results["peer"] = peer_mod.run(ds, rebuild, args.queries, pglite=not args.no_pglite, passages=args.passages)
     elif args.cmd == "answers":
         results["answers"] = answers.run(sets, args.limit, native=not args.browser, browser=not args.native, ds=ds,
                                          rebuild=rebuild, llm=args.llm, llm_limit=args.llm_limit,

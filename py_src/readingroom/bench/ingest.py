@@ -71,9 +71,12 @@ async (groups) => {
 
 # The PDF through the file path: fetched from this origin into a File, then addDocuments([File]),
 # exactly what the picker hands over. pdf.js extraction alone is timed first with the app's own
-# module (a second pdf.js run of the same file; it does not touch the library).
+# module (a second pdf.js run of the same file; it does not touch the library). Words first,
+# meaning after: from the drop (addDocuments called), a word search for the PDF's first title is
+# asked again and again until it finds the PDF (the first word answer); addDocuments resolving is
+# the PDF fully hybrid (its last vector stored), checked with status().pending.
 _PDF = """
-async ([url, name]) => {
+async ([url, name, probe]) => {
   const blob = await (await fetch(url)).blob();
   const file = new File([blob], name, { type: 'application/pdf' });
   const { pdfPages } = await import('./api/pdf.js');
@@ -81,11 +84,22 @@ async ([url, name]) => {
   const read = await pdfPages(name, file, () => {});  // {pages, outline, scanned}
   const pages = read.pages ?? read;
   const extractMs = performance.now() - x0;
+  const rr = window.readingroom;
   const t0 = performance.now();
-  const r = await window.readingroom.addDocuments([file]);
+  let done = false;
+  const adding = rr.addDocuments([file]).finally(() => { done = true; });
+  let firstWordMs = null, asked = 0;
+  while (firstWordMs === null && !done) {
+    const w = await rr.query(probe, {mode: 'lexical', k: 1, filters: {doc_names: [name]}});
+    asked += 1;
+    if (w.results?.length) firstWordMs = performance.now() - t0;
+    else await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const r = await adding;
   const ms = performance.now() - t0;
   const d = r.documents[0] ?? {};
-  return {ms, extractMs, pages: pages.length, chunks: d.chunks ?? 0, status: d.status, error: d.error ?? null};
+  return {ms, extractMs, firstWordMs, asked, pendingAfter: r.status?.pending ?? null,
+          pages: pages.length, chunks: d.chunks ?? 0, status: d.status, error: d.error ?? null};
 }
 """
 
@@ -149,10 +163,28 @@ def chunk_groups(docs) -> list[list[str]]:
     return [[embedding_text(c) for c in prepare(d, ChunkSettings())[2]] for d in docs]
 
 
-def run(ds: Dataset, n_docs: int = 200, pdf_pages: int = 200, rebuild: bool = True,
-        browser: bool = True, native: bool = True) -> dict:
+_EMBEDDER = "async () => (await window.readingroom.status()).embedder"
+
+
+def _queries_during(page, ds: Dataset, more: list[dict]) -> dict:
+    """Queries on the idle page, then while ``more`` is added: p50s, their ratio, the tab's peak
+    memory meanwhile (renderer processes: the page and every worker) and the embedder's set-up."""
     from .stats import summary
 
+    before = bb.renderer_rss_mb()
+    with bb.PeakMemory() as peak:
+        q = page.evaluate(_QUERIES_DURING, [list(ds.queries.values())[:30], more])
+    idle, busy = summary(q["idle"]), summary(q["busy"])
+    e = page.evaluate(_EMBEDDER) or {}
+    return {"idle_ms": idle, "during_ms": busy, "added_chunks": q["chunks"],
+            "ratio_p50": round(busy["p50"] / idle["p50"], 2) if idle["p50"] else None,
+            "query_worker": e.get("queryWorker"), "embedding_sessions": e.get("workersRunning"),
+            "renderer_rss_mb": {"before": before, "peak": peak.peak_mb, "samples": peak.samples},
+            "load_average": [round(x, 2) for x in os.getloadavg()]}
+
+
+def run(ds: Dataset, n_docs: int = 200, pdf_pages: int = 200, rebuild: bool = True,
+        browser: bool = True, native: bool = True) -> dict:
     docs = ds.documents()[:n_docs]
     groups = chunk_groups(docs)
     n_chunks = sum(len(g) for g in groups)
@@ -205,23 +237,34 @@ def run(ds: Dataset, n_docs: int = 200, pdf_pages: int = 200, rebuild: bool = Tr
                     more = [{"name": d.name, "text": d.text, "type": d.doc_type}
                             for d in ds.documents()[n_docs:2 * n_docs]]
                 if more:  # the corpus has documents beyond the first n_docs to add while asking
-                    q = page.evaluate(_QUERIES_DURING, [list(ds.queries.values())[:30], more])
-                    idle, busy = summary(q["idle"]), summary(q["busy"])
-                    out["queries_during_ingest"] = {
-                        "idle_ms": idle, "during_ms": busy, "added_chunks": q["chunks"],
-                        "ratio_p50": round(busy["p50"] / idle["p50"], 2) if idle["p50"] else None,
-                        "load_average": [round(x, 2) for x in os.getloadavg()]}
+                    out["queries_during_ingest"] = _queries_during(page, ds, more)
+                ctx.close()
+            if browser and len(ds.documents()) > n_docs:
+                # The same, with ingestion sharing the query session again (?queryworker=off): what
+                # the query-only session buys, and what it costs in tab memory.
+                ctx, page, _ = bb.open_app(b, url + "?queryworker=off")
+                page.evaluate(_INGEST, payload)
+                out["queries_during_ingest_shared_session"] = _queries_during(
+                    page, ds, [{"name": d.name, "text": d.text, "type": d.doc_type}
+                               for d in ds.documents()[n_docs:2 * n_docs]])
                 ctx.close()
             if pdf:
                 ctx, page, _ = bb.open_app(b, url)
                 before = bb.renderer_rss_mb()
+                probe = next(iter(ds.corpus.values()))[0]  # the PDF's first title, as words
                 with bb.PeakMemory() as peak:
-                    p = page.evaluate(_PDF, [bb.publish(pdf, pdf.name), pdf.name])
+                    p = page.evaluate(_PDF, [bb.publish(pdf, pdf.name), pdf.name, probe])
                 s = p["ms"] / 1000
                 out["browser_pdf"] = {**page.evaluate(_SETUP), "file": pdf.name, "bytes": pdf.stat().st_size, "pages": p["pages"],
                                       "chunks": p["chunks"], "seconds": round(s, 2),
                                       "pages_per_s": rate(p["pages"], s), "chunks_per_s": rate(p["chunks"], s),
                                       "pdfjs_extract_s": round(p["extractMs"] / 1000, 2),
+                                      # Words first, meaning after: drop to the first word answer
+                                      # (None: the add ended first), and to fully hybrid.
+                                      "first_word_answer_s": None if p["firstWordMs"] is None
+                                      else round(p["firstWordMs"] / 1000, 2),
+                                      "full_hybrid_s": round(s, 2) if p["pendingAfter"] is None else None,
+                                      "word_probes": p["asked"],
                                       "status": p["status"], "error": p["error"],
                                       "renderer_rss_mb": {"before": before, "peak": peak.peak_mb,
                                                           "samples": peak.samples},

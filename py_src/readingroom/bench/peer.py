@@ -29,9 +29,9 @@ import time
 import numpy as np
 
 from . import browser as bb
-from . import metrics
+from . import metrics, peer_pglite
 from .beir import Dataset
-from .corpus import read_chunks
+from .corpus import read_chunks, scaled_index
 from .quality import EVAL_OPTIONS, build_index, cache_dir
 from .stats import summary
 from ..fts import STOPWORDS
@@ -133,9 +133,28 @@ def publish_orama() -> str:
     return "./bench/orama/index.js"
 
 
+def _base_names(runs: dict) -> dict:
+    """Rankings of a scaled corpus (copies named ``name#c``, corpus.py) as the source
+    documents they copy, each once, in order: copies of a relevant document count as it."""
+    out = {}
+    for qid, names in runs.items():
+        seen: list[str] = []
+        for name in names:
+            base = name.split("#", 1)[0]
+            if base not in seen:
+                seen.append(base)
+        out[qid] = seen
+    return out
+
+
 def run(ds: Dataset, rebuild: bool = True, n_queries: int | None = None, warmup: int = 10,
-        legs: bool = True) -> dict:
+        legs: bool = True, pglite: bool = True, passages: int | None = None) -> dict:
+    """``passages``: the corpus repeated to that many chunks (corpus.py ``scaled_index``:
+    copies with jittered vectors) instead of SciFact as it is; each system's ranking is then
+    scored by the documents its hits copy."""
     source, _ = build_index(ds)
+    if passages:
+        source = scaled_index(source, passages, cache_dir() / f"{source.stem}-x{passages}.sqlite")
     chunks = read_chunks(source)
     meta = {"dim": DIM, "docs": [c["doc"] for c in chunks], "texts": [c["text"] for c in chunks]}
     chunks_json = cache_dir() / f"{source.stem}-peer-chunks.json"
@@ -155,17 +174,24 @@ def run(ds: Dataset, rebuild: bool = True, n_queries: int | None = None, warmup:
         status = bb.import_index(page, source)
         import_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        r = page.evaluate(_PEER, [module, bb.publish(chunks_json, chunks_json.name),
-                                  bb.publish(vectors_bin, vectors_bin.name), queries, ours_opts,
+        chunks_url, vectors_url = bb.publish(chunks_json, chunks_json.name), bb.publish(vectors_bin, vectors_bin.name)
+        r = page.evaluate(_PEER, [module, chunks_url, vectors_url, queries, ours_opts,
                                   depth, warmup, legs, ORAMA_VARIANTS])
         seconds = time.perf_counter() - t0
+        # PGlite + pgvector, the plan's stack, in the same page on the same data (peer_pglite.py).
+        pg = (peer_pglite.run(page, chunks_url, vectors_url, queries, depth, warmup, ds.qrels,
+                              _base_names if passages else (lambda runs: runs)) if pglite else None)
         ctx.close()
+    if passages:
+        r["runs"] = {name: _base_names(v) for name, v in r["runs"].items()}
+        r["legs"] = {name: {m: _base_names(v) for m, v in legs_.items()} for name, legs_ in r["legs"].items()}
     timed = r["timed"]
     ours_total = summary(t["ours"] for t in timed)
     ours_search = summary(t["ours"] - t["ours_embed"] for t in timed)
     out: dict = {
         "orama_version": ORAMA_VERSION,
         "chunks": len(chunks),
+        "scaled": bool(passages),
         "imported_chunks": status.get("chunks"),
         "queries": len(queries),
         "timed_queries": len(timed),
@@ -190,6 +216,8 @@ def run(ds: Dataset, rebuild: bool = True, n_queries: int | None = None, warmup:
                          "search_p95_orama_over_ours": _ratio(search["p95"], ours_search["p95"]),
                          "ndcg_ours_minus_orama": round(out["ours"]["hybrid"]["ndcg@10"] - q["ndcg@10"], 4)}}
     out["ratio"] = out["orama"]["ratio"]  # Orama as shipped: the headline
+    if pg is not None:
+        out["pglite"] = peer_pglite.with_ratios(pg, out["ours"])
     if legs:
         for name in ("ours", *ORAMA_VARIANTS):
             out[name]["legs"] = {m: metrics.summarise(v, ds.qrels) for m, v in r["legs"][name].items()}

@@ -45,6 +45,15 @@ def _num(x: float) -> str:
     return f"{x:,.1f}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
+def _during(d: dict, how: str) -> str:
+    """A sentence on queries asked while documents were added (bench ingest)."""
+    return (f"\n{how} while {d['added_chunks']} more chunks were added: p50 {d['during_ms']['p50']} ms "
+            f"(p95 {d['during_ms']['p95']}, n={d['during_ms']['n']}) against {d['idle_ms']['p50']} ms idle "
+            f"(p95 {d['idle_ms']['p95']}): {d['ratio_p50']}× (load {d['load_average']}; "
+            f"{d.get('embedding_sessions')} embedding sessions, tab peak "
+            f"{(d.get('renderer_rss_mb') or {}).get('peak')} MB)\n")
+
+
 def _at_most(name: str, measured: float | None, target: float, unit: str, load) -> dict:
     if measured is None:
         return {"target": name, "measured": None, "goal": f"≤ {_num(target)} {unit}", "met": None,
@@ -116,6 +125,7 @@ def targets(sections: dict[str, dict]) -> list[dict]:
     pdf = _get(ing, "ingest", "browser_pdf")
     if pdf:
         out.append(_at_least(f"browser ingestion, {pdf['pages']}-page PDF", pdf.get("pages_per_s"), 2, "pages/s", il))
+        out.append(_at_most(f"{pdf['pages']}-page PDF: drop to first word answer", pdf.get("first_word_answer_s"), 5, "s", il))
     during = _get(ing, "ingest", "queries_during_ingest", "ratio_p50")
     out.append(_at_most("query p50 during an import, × idle p50", during, 2, "×", il))
     out.append(_at_least("native ingestion, ~150-token chunks", _get(ing, "ingest", "native", "chunks_per_s"), 35, "chunks/s", il))
@@ -246,13 +256,14 @@ def write(results: dict, folder: Path) -> Path:
                          f"{pdf['chunks']} chunks in {pdf['seconds']} s = {pdf['pages_per_s']} pages/s, "
                          f"{pdf['chunks_per_s']} chunks/s (pdf.js extraction alone {pdf['pdfjs_extract_s']} s); "
                          f"renderer memory {(pdf.get('renderer_rss_mb') or {}).get('before')} MB before, "
-                         f"peak {(pdf.get('renderer_rss_mb') or {}).get('peak')} MB while adding it\n")
-        during = ing.get("queries_during_ingest")
-        if during:
-            parts.append(f"\nQueries while {during['added_chunks']} more chunks were added: p50 "
-                         f"{during['during_ms']['p50']} ms (p95 {during['during_ms']['p95']}, n={during['during_ms']['n']}) "
-                         f"against {during['idle_ms']['p50']} ms idle (p95 {during['idle_ms']['p95']}): "
-                         f"{during['ratio_p50']}× (load {during['load_average']})\n")
+                         f"peak {(pdf.get('renderer_rss_mb') or {}).get('peak')} MB while adding it; "
+                         f"words first: first word answer {pdf.get('first_word_answer_s')} s after the drop, "
+                         f"fully hybrid after {pdf.get('full_hybrid_s')} s\n")
+        for key, how in (("queries_during_ingest", "Queries"),
+                         ("queries_during_ingest_shared_session",
+                          "The same with ingestion sharing the query session (?queryworker=off): queries")):
+            if ing.get(key):
+                parts.append(_during(ing[key], how))
     peer = sections.get("peer", {}).get("peer")
     if peer:
         parts.append("\n## Reading Room vs Orama " + peer["orama_version"] + "\n")
@@ -273,6 +284,10 @@ def write(results: dict, folder: Path) -> Path:
         (folder / "peer.svg").write_text(bars("p50 latency (ms), embedding included",
                                               [(n, peer[n]["latency_ms"]["p50"]) for n in names], " ms"))
         parts.append("\n![peer](peer.svg)\n")
+        if peer.get("pglite"):
+            from .peer_pglite import table as pglite_table
+
+            parts.append(pglite_table(peer["pglite"], peer["ours"]))
     ans = sections.get("answers", {}).get("answers")
     if ans:
         from .answers import tables

@@ -51,8 +51,10 @@ def to_sqlite(index, out: Path) -> dict:
                     cur.execute(pg_sql.EXPORT_CHUNKS)
                     while rows := cur.fetchmany(BATCH):
                         for row in rows:
-                            dst.query(sql.COPY_CHUNK, row[:11])
-                            dst.query(sql.INSERT_VECTOR, (row[0], _vector(row[11])))
+                            embedded = bool(row[11]) and row[12] is not None
+                            dst.query(sql.COPY_CHUNK, (*row[:11], int(embedded)))
+                            if embedded:  # a pending chunk stays pending in the copy
+                                dst.query(sql.INSERT_VECTOR, (row[0], _vector(row[12])))
                         counts["chunks"] += len(rows)
                 dst.execute_script("COMMIT")
             finally:

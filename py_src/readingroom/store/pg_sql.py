@@ -66,8 +66,10 @@ CREATE TABLE IF NOT EXISTS chunks (
     tsv          tsvector NOT NULL,
     text_len     integer NOT NULL DEFAULT 0,  -- tokens in text and heading (BM25's lengths)
     heading_len  integer NOT NULL DEFAULT 0,
+    embedded     boolean NOT NULL DEFAULT true,  -- false: words stored, vector still to come
     UNIQUE (doc_id, idx)
 );
+{pending_index};
 -- Counts every change of the chunks, so a process keeping BM25's postings sees another's writes.
 INSERT INTO meta(key, value) VALUES ('data_version', '0') ON CONFLICT (key) DO NOTHING;
 CREATE OR REPLACE FUNCTION readingroom_chunks_changed() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -97,8 +99,18 @@ ALTER TABLE chunks ADD COLUMN IF NOT EXISTS embedding vector({dim});
 DROP_VEC_TABLE = "ALTER TABLE chunks DROP COLUMN IF EXISTS embedding"
 
 
+# Words first, meaning after (as in sql.py): the chunks whose vector is still to come.
+PENDING_INDEX = "CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(id) WHERE NOT embedded"
+HAS_EMBEDDED_FLAG = """
+SELECT 1 FROM information_schema.columns
+WHERE table_schema = current_schema() AND table_name = 'chunks' AND column_name = 'embedded'
+"""
+ADD_EMBEDDED_FLAG = "ALTER TABLE chunks ADD COLUMN IF NOT EXISTS embedded boolean NOT NULL DEFAULT true;\n" \
+    + PENDING_INDEX
+
+
 def schema(dim: int) -> str:
-    return SCHEMA.format(vec_table=vec_table(dim), gin=GIN_INDEX)
+    return SCHEMA.format(vec_table=vec_table(dim), gin=GIN_INDEX, pending_index=PENDING_INDEX)
 
 
 def vec_table(dim: int) -> str:
@@ -145,13 +157,39 @@ FROM documents d ORDER BY d.name
 COUNTS = "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)"
 HAS_CHUNKS = "SELECT EXISTS (SELECT 1 FROM chunks)"
 DATA_VERSION = "SELECT coalesce((SELECT value FROM meta WHERE key = 'data_version'), '0')"
-INTEGRITY = "SELECT CASE WHEN count(*) = 0 THEN 'ok' ELSE count(*) || ' chunks without a vector' END FROM chunks WHERE embedding IS NULL"
+INTEGRITY = """
+SELECT CASE WHEN count(*) = 0 THEN 'ok' ELSE count(*) || ' chunks whose vector and embedded flag disagree' END
+FROM chunks WHERE (embedding IS NULL) = embedded
+"""
 
 # -- chunks ------------------------------------------------------------------------------
 INSERT_CHUNK = """
 INSERT INTO chunks(doc_id, idx, page, start_char, end_char, heading_path, heading,
                    token_count, text, text_hash, tsv, text_len, heading_len, embedding)
 VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s::tsvector, %s, %s, %s::vector) RETURNING id
+"""
+INSERT_PENDING_CHUNK = """
+INSERT INTO chunks(doc_id, idx, page, start_char, end_char, heading_path, heading,
+                   token_count, text, text_hash, tsv, text_len, heading_len, embedded)
+VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s::tsvector, %s, %s, false) RETURNING id
+"""
+# A pending chunk's vector and flag in one statement; no row when it is gone or embedded already.
+MARK_EMBEDDED = "UPDATE chunks SET embedding = %s::vector, embedded = true WHERE id = %s AND NOT embedded RETURNING id"
+MARK_ALL_EMBEDDED = "UPDATE chunks SET embedded = true WHERE NOT embedded"
+HAS_PENDING = "SELECT EXISTS (SELECT 1 FROM chunks WHERE NOT embedded)"
+EMBEDDED_COUNT = "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks WHERE NOT embedded)"
+PENDING_CHUNKS = """
+SELECT c.id, c.doc_id, d.name, c.idx, c.text, c.heading_path::text
+FROM chunks c JOIN documents d ON d.id = c.doc_id
+WHERE NOT c.embedded AND c.id > %s
+ORDER BY c.id LIMIT %s
+"""
+PENDING_DOCUMENTS = """
+SELECT d.id, d.name, (SELECT count(*) FROM chunks a WHERE a.doc_id = d.id),
+       (SELECT count(*) FROM chunks a WHERE a.doc_id = d.id) - p.pending
+FROM (SELECT doc_id, count(*) AS pending FROM chunks WHERE NOT embedded GROUP BY doc_id) p
+JOIN documents d ON d.id = p.doc_id
+ORDER BY d.name
 """
 # A vector set after the fact (re-indexing): the chunk's id, then the vector.
 INSERT_VECTOR = """
@@ -197,8 +235,8 @@ WITH r AS MATERIALIZED (
 )
 SELECT id, distance FROM r ORDER BY distance, id
 """
-KNN = _KNN.format(join="")
-KNN_WITHIN = _KNN.format(join="JOIN documents d ON d.id = c.doc_id WHERE {where}")
+KNN = _KNN.format(join="WHERE c.embedding IS NOT NULL")  # a pending chunk has no vector yet
+KNN_WITHIN = _KNN.format(join="JOIN documents d ON d.id = c.doc_id WHERE c.embedding IS NOT NULL AND {where}")
 # Cover-density rank over text (weight A) and heading (B); larger is better.
 FTS = """
 SELECT c.id, ts_rank_cd(""" + RANK_WEIGHTS + """, c.tsv, q.q) AS rank
@@ -233,7 +271,7 @@ FROM documents ORDER BY id
 EXPORT_TAGS = "SELECT doc_id, tag FROM doc_tags ORDER BY doc_id, tag"
 EXPORT_CHUNKS = """
 SELECT id, doc_id, idx, page, start_char, end_char, heading_path::text, heading, token_count,
-       text, text_hash, embedding
+       text, text_hash, embedded::int, embedding
 FROM chunks ORDER BY id
 """
 SIZE = "SELECT pg_database_size(current_database())"
@@ -267,6 +305,23 @@ def insert_chunk(store, row: tuple, vec: np.ndarray) -> int:
     """One chunk row (``sql.INSERT_CHUNK``'s parameters) with its words and vector."""
     text, heading = row[8], row[6]
     return store.query(INSERT_CHUNK, (*row, *tsvector(text, heading), vector_param(vec)))[0][0]
+
+
+def insert_pending_chunk(store, row: tuple) -> int:
+    """One chunk row with its words; its vector comes later (``embed_chunk``)."""
+    text, heading = row[8], row[6]
+    return store.query(INSERT_PENDING_CHUNK, (*row, *tsvector(text, heading)))[0][0]
+
+
+def embed_chunk(store, chunk_id: int, vec: np.ndarray) -> bool:
+    """A pending chunk's vector and flag; False when it is gone or embedded already."""
+    return bool(store.query(MARK_EMBEDDED, (vector_param(vec), chunk_id)))
+
+
+def migrate(store) -> None:
+    """Brings a library written by an earlier version up to this schema."""
+    if not store.query(HAS_EMBEDDED_FLAG):
+        store.execute_script(ADD_EMBEDDED_FLAG)
 
 
 def query_terms(text: str) -> list[str] | None:

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..bm25 import query_terms  # noqa: F401 - the FTS5 terms of a query's words
 from ..sql import *  # noqa: F401,F403 - the statements are this dialect
-from ..sql import INSERT_CHUNK, INSERT_VECTOR
+from ..sql import (ADD_EMBEDDED_FLAG, HAS_EMBEDDED_FLAG, INSERT_CHUNK, INSERT_PENDING_CHUNK, INSERT_VECTOR,
+                   MARK_EMBEDDED)
 
 NAME = "sqlite"
 IN_MEMORY_VECTORS = IN_MEMORY_LEXICON = True  # the vector matrix and BM25 in Python (vectors.py, bm25.py)
@@ -43,6 +44,26 @@ def insert_chunk(store, row: tuple, vec: np.ndarray) -> int:
     cid = store.query(INSERT_CHUNK, row)[0][0]
     store.query(INSERT_VECTOR, (cid, vector_param(vec)))
     return cid
+
+
+def insert_pending_chunk(store, row: tuple) -> int:
+    """One chunk row (``INSERT_CHUNK``'s parameters) whose vector comes later; its id."""
+    return store.query(INSERT_PENDING_CHUNK, row)[0][0]
+
+
+def embed_chunk(store, chunk_id: int, vec: np.ndarray) -> bool:
+    """A pending chunk's vector, with its flag (inside the caller's transaction); False when
+    the chunk is gone or was embedded already (nothing is written then)."""
+    if not store.query(MARK_EMBEDDED, (chunk_id,)):
+        return False
+    store.query(INSERT_VECTOR, (chunk_id, vector_param(vec)))
+    return True
+
+
+def migrate(store) -> None:
+    """Brings a library written by an earlier version up to this schema (inside a transaction)."""
+    if not store.query(HAS_EMBEDDED_FLAG):
+        store.execute_script(ADD_EMBEDDED_FLAG)
 
 
 def build_lexicon(store):

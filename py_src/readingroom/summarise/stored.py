@@ -41,13 +41,15 @@ def keep(index, doc_id: int, chunks: Sequence[Chunk], ids: Sequence[int], vector
     index.store.query(index.sql.SET_SUMMARY, (doc_id, VERSION, to_json(summarise(parts, vectors))))
 
 
-def _compute(index, doc_id: int) -> Extract | None:
-    """From the stored chunks and vectors; None when the document has no chunks (or is gone)."""
+def _compute(index, doc_id: int) -> tuple[Extract | None, bool]:
+    """From the stored chunks and vectors; None when the document has no chunks (or is gone).
+    And whether it is final: made with every chunk's vector (or from words in a library of
+    another model), not from words while some vectors are still pending."""
     from ..search import hits_for
 
     ids = [r[0] for r in index.store.query(index.sql.DOC_CHUNK_IDS, (doc_id,))]
     if not ids:
-        return None
+        return None, False
     hits = hits_for(index.store, ids)
     parts = [Part(h.chunk_id, h.chunk_index, h.text, h.start, tuple(h.heading_path), h.page, h.token_count)
              for h in (hits[i] for i in ids if i in hits)]
@@ -56,7 +58,7 @@ def _compute(index, doc_id: int) -> Extract | None:
         rows = index.store.query(index.sql.VECTORS_FOR, (json.dumps(ids),))
         if len(rows) == len(parts):
             vectors = np.stack([index.sql.vector_value(v) for _, v in rows])
-    return summarise(parts, vectors)
+    return summarise(parts, vectors), vectors is not None or bool(index.mismatch)
 
 
 def load(index, doc_id: int) -> Extract | None:
@@ -65,8 +67,8 @@ def load(index, doc_id: int) -> Extract | None:
         rows = index.store.query(index.sql.GET_SUMMARY, (doc_id,))
         if rows and rows[0][0] == VERSION:
             return from_json(rows[0][1])
-    ex = _compute(index, doc_id)
-    if ex is not None and index.sql.SET_SUMMARY:
+    ex, final = _compute(index, doc_id)
+    if ex is not None and final and index.sql.SET_SUMMARY:
         try:  # one statement, committed alone: not ``index.transaction()``, whose count of
             # writes would make the in-memory search legs reload for data they do not hold
             index.store.query(index.sql.SET_SUMMARY, (doc_id, VERSION, to_json(ex)))
