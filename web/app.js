@@ -2,6 +2,7 @@
 // and puts the automation API on window.readingroom (documented in api/library.js).
 
 import './chat/csp.js'; // first: narrows connect-src before anything connects
+import './ui/bind.js'; // before the library starts: the UI hears everything it says (api/view.js)
 import { contextOf, onLibraryChange, readingroom } from './api/library.js';
 import { problemText, wireAdding } from './ui/adding.js';
 import { wireComposer } from './ui/composer.js';

@@ -9,7 +9,7 @@
 
 import { RemoteError, rpcClient } from '../rpc.js';
 import { refetchModelFiles } from './offline.js';
-import * as ui from '../ui/notices.js';
+import { view } from './view.js';
 
 let host = null; // {state, retrieval(op, args, transfer), manifest(), onProgress}
 
@@ -86,7 +86,7 @@ function embedderDied(generation, why) {
   } else {
     // The retrieval worker's calls on the dead port fail now, and later ones at once (words only).
     host.retrieval('embedderUnavailable', { offline: false, message: `stopped (${why})` }).catch(() => {});
-    ui.showBanner('embedder-problem', `${message} Searching by words still works; searching by meaning ` +
+    view.showBanner('embedder-problem', `${message} Searching by words still works; searching by meaning ` +
       'and adding documents need it.', [{ label: 'Restart the model', onClick: restartEmbedder }]);
   }
 }
@@ -99,7 +99,7 @@ async function restartEmbedder() {
     embedding.call.failAll(new RemoteError({ type: 'embed_failed', message: 'The embedding model was restarted.' }));
   }
   const { port, started, generation } = spawnEmbedder();
-  ui.showBanner('embedder-problem', 'The embedding model stopped; restarting it…');
+  view.showBanner('embedder-problem', 'The embedding model stopped; restarting it…');
   await host.retrieval('reconnectEmbedder', { port }, [port]);
   let info;
   try {
@@ -111,13 +111,13 @@ async function restartEmbedder() {
   if (generation !== embedding.generation) return;
   embedding.restarts += 1;
   embedderReady(info, generation);
-  ui.showBanner('embedder-problem', '');
+  view.showBanner('embedder-problem', '');
 }
 
 export function embedderReady(info, generation) {
   host.state.embedder = info;
   host.state.embedderError = null;
-  ui.setStep('model', 'done', `${info.model}, ${(info.loadMs / 1000).toFixed(1)} s`);
+  view.setStep('model', 'done', `${info.model}, ${(info.loadMs / 1000).toFixed(1)} s`);
   startHeartbeat(generation);
 }
 
@@ -134,9 +134,9 @@ export function embedderFailedToLoad(err) {
   host.state.embedder = null;
   host.state.embedderError = { type: offline ? 'offline' : 'embed_failed', message: why };
   embedding.call.failAll(new RemoteError({ type: host.state.embedderError.type, message: `The embedding model could not be loaded (${why}).` }));
-  ui.setStep('model', 'error', offline ? 'not available offline' : 'could not load');
+  view.setStep('model', 'error', offline ? 'not available offline' : 'could not load');
   host.retrieval('embedderUnavailable', { offline, message: `could not be loaded (${why})` }).catch(() => {});
-  ui.showBanner('embedder-problem', offline
+  view.showBanner('embedder-problem', offline
     ? 'The embedding model is not saved on this device and the browser is offline. Searching by words ' +
       'still works; connect to the internet, then download the model.'
     : `The embedding model could not be loaded (${why}). Its saved copy may be damaged. Searching by ` +
@@ -146,10 +146,10 @@ export function embedderFailedToLoad(err) {
 
 /** Drops the saved model files, fetches them again from this site, and restarts the embedder. */
 async function redownloadModel() {
-  ui.showBanner('embedder-problem', 'Downloading the model again…');
+  view.showBanner('embedder-problem', 'Downloading the model again…');
   try {
     await refetchModelFiles(host.manifest(), (done, total) => {
-      ui.showBanner('embedder-problem', `Downloading the model again… ${done} of ${total} files`);
+      view.showBanner('embedder-problem', `Downloading the model again… ${done} of ${total} files`);
     });
   } catch (err) {
     embedderFailedToLoad(new Error(`the download failed: ${err.message ?? err}`));

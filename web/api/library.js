@@ -71,11 +71,7 @@ import {
 } from './embedder.js';
 import { cancelReading, readDocuments } from './files.js';
 import { setupOffline } from './offline.js';
-import * as notices from '../ui/notices.js';
-import { IngestProgress } from '../ui/ingest.js';
-import * as sourcesUi from '../ui/sources.js';
-
-const ui = { ...notices, ...sourcesUi };
+import { ingestView as ingest, onIngestCancel, view } from './view.js';
 
 const state = {
   // starting | locked | words (library open, searching by words works, the model still loading)
@@ -92,10 +88,9 @@ const state = {
 const mark = (name) => {
   state.timings[name] = Math.round(performance.now());
 };
-// The progress panel of every addDocuments call, from the page or from automation.
-const ingest = new IngestProgress(() => {
-  cancelIngest().catch((err) => ui.showNotice(err.message ?? String(err)));
-});
+// The progress panel of every addDocuments call, from the page or from automation (`ingest`:
+// its steps, as events): its Cancel cancels the ingestion.
+onIngestCancel(() => cancelIngest().catch((err) => view.showNotice(err.message ?? String(err))));
 
 // Whoever shows the library (the Sources pane, the search view) hears when its documents change:
 // fn({deleted?: docId}).
@@ -129,19 +124,19 @@ function refreshDocuments(change = {}) {
 
 function onProgress(event) {
   if (event?.type !== 'progress') return;
-  if (event.stage === 'python') ui.setStep('python', 'active', event.status ?? '');
+  if (event.stage === 'python') view.setStep('python', 'active', event.status ?? '');
   else if (event.stage === 'model') {
-    ui.setStep('model', 'active', event.percent !== undefined ? `${event.status} ${event.percent}%` : event.status ?? '');
+    view.setStep('model', 'active', event.percent !== undefined ? `${event.status} ${event.percent}%` : event.status ?? '');
   } else if (event.stage === 'locked') {
     state.state = 'locked';
-    ui.showAppState('locked');
-    ui.showBanner('tab-lock', 'Another tab has Reading Room open, and only one tab at a time can use the ' +
+    view.showAppState('locked');
+    view.showBanner('tab-lock', 'Another tab has Reading Room open, and only one tab at a time can use the ' +
       'library. Use it here instead (the other tab lets go of it), or close the other tab and this one ' +
       'carries on by itself.', [{ label: 'Use here', onClick: askToTakeOver }]);
   } else if (event.stage === 'database') {
-    ui.showStorage(event.storage, event.storageNote);
+    view.showStorage(event.storage, event.storageNote);
   } else if (event.stage === 'import') {
-    ui.showImportProgress(event, importMessage(event));
+    view.showImportProgress(event, importMessage(event));
   } else if (event.stage === 'meaning') {
     showPending(event.pending);
   } else if (event.event === 'chunks' || event.event === 'document') {
@@ -153,7 +148,7 @@ function onProgress(event) {
 
 /** Words first, meaning after: which documents are searched by meaning only in part, and why. */
 function showPending(pending) {
-  ui.showBanner('meaning-pending', pending?.message ?? '');
+  view.showBanner('meaning-pending', pending?.message ?? '');
 }
 
 // --- one tab at a time ---------------------------------------------------------------------------
@@ -166,7 +161,7 @@ const tabs = typeof BroadcastChannel === 'function' ? new BroadcastChannel('read
 
 function askToTakeOver() {
   if (!tabs) return;
-  ui.showBanner('tab-lock', 'Asking the other tab to let go of the library…');
+  view.showBanner('tab-lock', 'Asking the other tab to let go of the library…');
   tabs.postMessage({ type: 'take-over' });
 }
 
@@ -186,18 +181,18 @@ async function releaseToOtherTab() {
   }
   embedding.worker?.terminate();
   embedding.call?.failAll(gone);
-  ui.setPhase('elsewhere');
+  view.setPhase('elsewhere');
   showState();
-  ui.showNotice('');
-  ui.showBanner('embedder-problem', '');
-  ui.showBanner('tab-lock', 'Reading Room is open in another tab. Only one tab at a time can use your library.',
+  view.showNotice('');
+  view.showBanner('embedder-problem', '');
+  view.showBanner('tab-lock', 'Reading Room is open in another tab. Only one tab at a time can use your library.',
     [{ label: 'Use it here', onClick: () => location.reload() }]);
 }
 
 /** Header state: warming up, ready, ready offline, locked, error. */
 function showState() {
-  if (state.state === 'ready') ui.showAppState(state.offlineReady ? 'offline' : 'ready');
-  else ui.showAppState(state.state);
+  if (state.state === 'ready') view.showAppState(state.offlineReady ? 'offline' : 'ready');
+  else view.showAppState(state.state);
 }
 
 const MB = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0);
@@ -221,9 +216,9 @@ let rejectLibrary;
 function fail(error) {
   state.state = 'error';
   state.error = { type: error.type ?? 'error', message: error.message ?? String(error) };
-  ui.setPhase('error');
+  view.setPhase('error');
   showState();
-  ui.showNotice(state.error.message);
+  view.showNotice(state.error.message);
   rejectReady?.(new RemoteError(state.error));
   rejectLibrary?.(new RemoteError(state.error));
 }
@@ -231,7 +226,7 @@ function fail(error) {
 /** Re-throws a start-up failure with a sentence saying what failed and what to do. */
 function explain(step, what) {
   return (err) => {
-    ui.setStep(step, 'error', '');
+    view.setStep(step, 'error', '');
     throw new RemoteError({
       type: err?.type ?? 'error',
       message: `${what} (${err?.message ?? err}). Reload the page to try again.`,
@@ -253,13 +248,13 @@ function libraryUp(status) {
   state.timings.retrievalWorker = pageTimes(status.workerTimings);
   mark('library');
   if (state.state === 'starting' || state.state === 'locked') state.state = 'words';
-  ui.setPhase('ready');
+  view.setPhase('ready');
   showState();
-  ui.showNotice('');
-  ui.showBanner('tab-lock', '');
-  ui.showStorage(state.storage, state.storageNote);
-  ui.showCounts(status);
-  ui.showMismatch(status.mismatch);
+  view.showNotice('');
+  view.showBanner('tab-lock', '');
+  view.showStorage(state.storage, state.storageNote);
+  view.showCounts(status);
+  view.showMismatch(status.mismatch);
   showUnfinished(status.unfinished);
   showPending(status.pending);
   refreshDocuments();
@@ -280,7 +275,7 @@ async function boot() {
   state.version = manifest.version;
   setupOffline(manifest.version, (change) => {
     if ('offlineReady' in change) state.offlineReady = change.offlineReady;
-    ui.showOffline(change);
+    view.showOffline(change);
     showState();
   });
   const storage = new URLSearchParams(location.search).get('storage') === 'memory' ? 'memory' : 'opfs';
@@ -301,39 +296,39 @@ async function boot() {
       [first.port],
     ).then((s) => {
       mark('python');
-      ui.setStep('python', 'done', '');
+      view.setStep('python', 'done', '');
       libraryUp(s);
       return s;
     }, explain('python', 'Python could not start')),
   ]);
   if (state.state === 'words') state.state = 'ready';
   mark('ready');
-  ui.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);
+  view.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);
   showState();
   if (state.storage === 'opfs') {
     // Ask the browser not to evict the library under storage pressure (it may say no).
     state.persisted = (await navigator.storage.persisted?.().catch(() => false))
       || ((await navigator.storage.persist?.().catch(() => false)) ?? false);
   }
-  ui.showPersistence(state.storage, state.persisted);
+  view.showPersistence(state.storage, state.persisted);
   return publicStatus(status);
 }
 
 /** Documents whose adding started but never finished (the tab closed mid-ingest). */
 function showUnfinished(names) {
   if (!names?.length) {
-    ui.showBanner('unfinished', '');
+    view.showBanner('unfinished', '');
     return;
   }
-  ui.showBanner('unfinished', `These files did not finish indexing: ${names.join(', ')} — add them again.`, [{
+  view.showBanner('unfinished', `These files did not finish indexing: ${names.join(', ')} — add them again.`, [{
     label: 'Dismiss',
     onClick: async () => {
       try {
         const out = await retrieval('clearUnfinished');
         if (out?.error) throw out.error;
-        ui.showBanner('unfinished', '');
+        view.showBanner('unfinished', '');
       } catch (err) {
-        ui.showNotice(`The list could not be cleared: ${err.message ?? err}`);
+        view.showNotice(`The list could not be cleared: ${err.message ?? err}`);
       }
     },
   }]);
@@ -347,18 +342,18 @@ function showUnfinished(names) {
  */
 async function openBundle(bundle, status) {
   if (!bundle || status.bundle_version === bundle.sha256) return;
-  ui.showActivity(`Opening the bundled library (${(bundle.size / 1e6).toFixed(1)} MB)…`);
+  view.showActivity(`Opening the bundled library (${(bundle.size / 1e6).toFixed(1)} MB)…`);
   try {
     const out = await mergeAsBundle({ url: new URL(bundle.path, location.href).href }, bundle.sha256)
-      .finally(() => ui.showImportProgress(null));
+      .finally(() => view.showImportProgress(null));
     if (out.error) throw out.error;
-    ui.showCounts(out);
-    ui.showMismatch(out.mismatch);
+    view.showCounts(out);
+    view.showMismatch(out.mismatch);
     refreshDocuments();
-    ui.showActivity(`Opened the bundled library: ${out.documents} documents, ready to ask.`);
+    view.showActivity(`Opened the bundled library: ${out.documents} documents, ready to ask.`);
   } catch (err) {
-    ui.showActivity('');
-    ui.showNotice(`The bundled library could not be opened: ${err.message ?? err}`);
+    view.showActivity('');
+    view.showNotice(`The bundled library could not be opened: ${err.message ?? err}`);
   }
 }
 
@@ -409,12 +404,12 @@ async function addDocuments(input) {
     await libraryReady;
     const { docs, rejected } = await readDocuments(items, (p) => ingest.onReading(p));
     // Show refused files at once, not after the others are indexed.
-    ui.showFileMessages(rejected.map((r) => ({ text: r.message })));
+    view.showFileMessages(rejected.map((r) => ({ text: r.message })));
     for (const _ of rejected) ingest.event({ event: 'document' });
     const report = docs.length ? await retrieval('addDocuments', { docs }) : {};
     if (report.documents) attempted = rejected.length + report.documents.length;
     if (report.status) {
-      ui.showCounts(report.status);
+      view.showCounts(report.status);
       showPending(report.status.pending);
     }
     return rejected.length ? { ...report, rejected_files: rejected } : report;
@@ -436,8 +431,8 @@ async function reindex() {
   await libraryReady;
   const out = await retrieval('reindex');
   if (out.status) {
-    ui.showCounts(out.status);
-    ui.showMismatch(out.status.mismatch);
+    view.showCounts(out.status);
+    view.showMismatch(out.status.mismatch);
   }
   refreshDocuments();
   return out;
@@ -481,7 +476,7 @@ async function summarise(docIds, options = {}) {
 async function deleteDocument(docId) {
   await libraryReady;
   const out = await retrieval('deleteDocument', { docId });
-  if (out.status) ui.showCounts(out.status);
+  if (out.status) view.showCounts(out.status);
   if (out.deleted) refreshDocuments({ deleted: docId });
   return out;
 }
@@ -522,24 +517,24 @@ async function mergeAsBundle(fields, version) {
 async function importIndex(source, { asBundle } = {}) {
   await libraryReady;
   const fields = importFields(source);
-  ui.showActivity('Importing index…');
-  ui.showImportProgress({ phase: 'reading', bytes: 0, total: null }, 'Importing index…');
+  view.showActivity('Importing index…');
+  view.showImportProgress({ phase: 'reading', bytes: 0, total: null }, 'Importing index…');
   try {
     const out = await (asBundle === undefined ? retrieval('importIndex', fields) : mergeAsBundle(fields, asBundle))
-      .finally(() => ui.showImportProgress(null));
+      .finally(() => view.showImportProgress(null));
     if (out.error) {
-      ui.showActivity('');
-      ui.showNotice(out.error.message);
+      view.showActivity('');
+      view.showNotice(out.error.message);
       return publicStatus(out);
     }
-    ui.showCounts(out);
-    ui.showMismatch(out.mismatch);
+    view.showCounts(out);
+    view.showMismatch(out.mismatch);
     refreshDocuments();
-    ui.showActivity(`Imported an index of ${out.documents} document${out.documents === 1 ? '' : 's'}.`);
+    view.showActivity(`Imported an index of ${out.documents} document${out.documents === 1 ? '' : 's'}.`);
     return publicStatus(out);
   } catch (err) {
-    ui.showActivity('');
-    ui.showNotice(`The index could not be imported: ${err.message}`);
+    view.showActivity('');
+    view.showNotice(`The index could not be imported: ${err.message}`);
     throw err;
   }
 }
