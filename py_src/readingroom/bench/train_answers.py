@@ -109,12 +109,10 @@ def collect(lib, items: list[qa_data.Item], label: str) -> list[dict]:
 def refeature(sets: dict) -> dict:
     """Features computed again from the stored candidates (rows collected with them), so a
     change to ``features`` retrains without running retrieval again."""
-    from ..answer.candidates import Candidate
-
     for rows in sets.values():
         for r in rows:
             if "cands" in r:
-                r["x"] = F.matrix(F.Question.of(r["q"]), [Candidate(**c) for c in r["cands"]], r["cos"])
+                r["x"] = features_of(r)
     return sets
 
 
@@ -141,19 +139,8 @@ def keep_curve(rows: list[dict], logits_of) -> dict:
     from the one before still gains ``WORTH`` per extra sentence shown."""
     out = {}
     for share in KEEP_SHARES:
-        hit, shown_n, n = 0, 0, 0
-        for r in rows:
-            if not r["answerable"]:
-                continue
-            n += 1
-            if not len(r["x"]):
-                continue
-            lg = logits_of(r["x"])
-            p = M.probabilities(lg)
-            shown = [i for i in np.argsort(-lg)[:quick.MAX_QUICK] if p[i] >= share * p.max()]
-            hit += bool(r["y"][shown].any())
-            shown_n += len(shown)
-        out[f"{share:.2f}"] = {"quick_answer": round(hit / n, 4), "sentences_shown": round(shown_n / n, 3)}
+        f = figures(rows, logits_of, share)
+        out[f"{share:.2f}"] = {"quick_answer": f["quick_answer"], "sentences_shown": f["sentences_shown"]}
     chosen, prev = KEEP_SHARES[0], out[f"{KEEP_SHARES[0]:.2f}"]
     for share in KEEP_SHARES[1:]:
         cur = out[f"{share:.2f}"]
@@ -164,25 +151,32 @@ def keep_curve(rows: list[dict], logits_of) -> dict:
     return {"by_share": out, "worth_per_sentence": WORTH, "chosen": chosen}
 
 
+def features_of(r: dict, n: int | None = None) -> np.ndarray:
+    """A stored row's features computed again from its candidates (the first ``n`` of them)."""
+    from ..answer.candidates import Candidate
+
+    cos = None if r["cos"] is None else r["cos"][:n]
+    return F.matrix(F.Question.of(r["q"]), [Candidate(**c) for c in r["cands"][:n]], cos)
+
+
 def candidate_curve(rows: list[dict], model: M.SentenceModel, sizes=(40, 32, 24, 16)) -> dict:
     """The held-back figures when only the first ``n`` candidates (in the order ``candidates``
     gives them) are scored, features computed again over those: what ``MAX_SENTENCES`` costs.
     Rows collected with more candidates than ``n`` only."""
-    from ..answer.candidates import Candidate
-
     out = {}
     for n in sizes:
-        cut = [{**r, "x": F.matrix(F.Question.of(r["q"]), [Candidate(**c) for c in r["cands"][:n]],
-                                   None if r["cos"] is None else r["cos"][:n]), "y": r["y"][:n]}
-               for r in rows if "cands" in r]
+        cut = [{**r, "x": features_of(r, n), "y": r["y"][:n]} for r in rows if "cands" in r]
         out[str(n)] = figures(cut, model.logits)
     return out
 
 
-def figures(rows: list[dict], logits_of) -> dict:
+def figures(rows: list[dict], logits_of, share: float | None = None) -> dict:
     """Held-back figures over the answerable questions: answer in the best sentence, in the
-    quick answer (1-3 sentences as shown), and in any candidate at all (the ceiling)."""
-    top1 = quick_hit = ceiling = 0
+    quick answer (1-3 sentences as shown: a 2nd/3rd with ``share``, by default
+    ``quick.KEEP_SHARE``, of the best one's probability), how many it shows on average, and in
+    any candidate at all (the ceiling)."""
+    share = quick.KEEP_SHARE if share is None else share
+    top1 = quick_hit = ceiling = shown_n = 0
     n = 0
     for r in rows:
         if not r["answerable"] or not len(r["x"]):
@@ -194,10 +188,11 @@ def figures(rows: list[dict], logits_of) -> dict:
         ceiling += bool(y.any())
         top1 += bool(y[int(np.argmax(lg))])
         p = M.probabilities(lg)
-        shown = [i for i in np.argsort(-lg)[:quick.MAX_QUICK] if p[i] >= quick.KEEP_SHARE * p.max()]
+        shown = [i for i in np.argsort(-lg)[:quick.MAX_QUICK] if p[i] >= share * p.max()]
         quick_hit += bool(y[shown].any())
+        shown_n += len(shown)
     return {"questions": n, "best_sentence": round(top1 / n, 4), "quick_answer": round(quick_hit / n, 4),
-            "any_candidate": round(ceiling / n, 4)}
+            "sentences_shown": round(shown_n / n, 3), "any_candidate": round(ceiling / n, 4)}
 
 
 def coverage_rows(rows: list[dict], model: M.SentenceModel) -> tuple[np.ndarray, np.ndarray]:
