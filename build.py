@@ -932,11 +932,17 @@ def main(argv: list[str] | None = None) -> int:
                          help="send no COOP/COEP headers, as a plain static host (the service worker "
                               "still isolates the page from the second visit)")
     test_p = sub.add_parser("test", help="install test dependencies (apt, pip, npm), build, run all tests")
-    test_p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to pytest (default: -q)")
+    test_p.add_argument("pytest_args", nargs="*", help="passed to pytest as they are (default: -q), "
+                        "options included: build.py test -x -k browser")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pytest_args = []
+    if "test" in argv:  # everything after `test` is pytest's, even what looks like an option
+        at = argv.index("test")
+        argv, pytest_args = argv[:at + 1], argv[at + 1:]
     args = parser.parse_args(argv)
     if args.command == "test":
         try:
-            return test(args.pytest_args or ["-q"])
+            return test(pytest_args or ["-q"])
         except BuildError as exc:
             print(f"test setup failed: {exc}", file=sys.stderr)
             return 1

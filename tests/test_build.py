@@ -88,3 +88,11 @@ def test_the_site_image_lays_out_the_wheels_and_bytecode_and_is_reproducible(tmp
     assert at == len(data)
     assert files == {"numpy/__init__.py": b"np", "numpy/_core/m.so": b"\0asm", "numpy-x.dist-info/METADATA": b"meta",
                      "readingroom/__init__.py": b"rr", "readingroom/__pycache__/__init__.cpython-312.pyc": b"code"}
+
+
+def test_everything_after_test_goes_to_pytest_options_included(monkeypatch):
+    seen = []
+    monkeypatch.setattr(build, "test", lambda args: seen.append(args) or 0)
+    assert build.main(["test", "-x", "-k", "browser", "tests/test_cli.py"]) == 0
+    assert build.main(["test"]) == 0
+    assert seen == [["-x", "-k", "browser", "tests/test_cli.py"], ["-q"]]

@@ -79,8 +79,8 @@ $('reader-close').addEventListener('click', closeReader);
 mountConversation(readingroom, contextOf, runSearch);
 wireComposer({ typeAhead: (text) => readingroom.typeAhead(text) });
 onLibraryChange((change) => {
-  refreshDocuments();
   if (change.deleted !== undefined) searchAgain(readingroom, contextOf, change);
+  return refreshDocuments();
 });
 onScopeChange(() => searchAgain(readingroom, contextOf));
 onRemoteChange(() => searchAgain(readingroom, contextOf));

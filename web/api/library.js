@@ -93,7 +93,7 @@ const mark = (name) => {
 onIngestCancel(() => cancelIngest().catch((err) => view.showNotice(err.message ?? String(err))));
 
 // Whoever shows the library (the Sources pane, the search view) hears when its documents change:
-// fn({deleted?: docId}).
+// fn({deleted?: docId}), which may return a promise that settles once the change is shown.
 const changeListeners = new Set();
 export function onLibraryChange(fn) {
   changeListeners.add(fn);
@@ -117,9 +117,10 @@ function searchState() {
   return state.embedderError ? 'words_only' : 'words';
 }
 
+/** Tells the listeners; settles when each has shown the change (so "ready" is said after the list). */
 function refreshDocuments(change = {}) {
-  if (!libraryOpen()) return;
-  for (const fn of changeListeners) fn(change);
+  if (!libraryOpen()) return Promise.resolve();
+  return Promise.all([...changeListeners].map((fn) => fn(change))).then(() => undefined, () => undefined);
 }
 
 function onProgress(event) {
@@ -349,7 +350,7 @@ async function openBundle(bundle, status) {
     if (out.error) throw out.error;
     view.showCounts(out);
     view.showMismatch(out.mismatch);
-    refreshDocuments();
+    await refreshDocuments();
     view.showActivity(`Opened the bundled library: ${out.documents} documents, ready to ask.`);
   } catch (err) {
     view.showActivity('');
@@ -529,7 +530,7 @@ async function importIndex(source, { asBundle } = {}) {
     }
     view.showCounts(out);
     view.showMismatch(out.mismatch);
-    refreshDocuments();
+    await refreshDocuments();
     view.showActivity(`Imported an index of ${out.documents} document${out.documents === 1 ? '' : 's'}.`);
     return publicStatus(out);
   } catch (err) {
