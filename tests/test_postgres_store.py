@@ -1,6 +1,6 @@
 """The Postgres store's own faults and edges, on a real Postgres 18 with pgvector: a wrong URL,
 a stopped server, pgvector not installable, another model's index, HNSW and exact scans, a
-filtered search that still returns k, and the CLI on Postgres with export to the page's file."""
+filtered search that still returns k, the CLI on Postgres (index, search, ask, similar, status, reindex) with export to the page's file."""
 
 from __future__ import annotations
 
@@ -108,6 +108,34 @@ def test_cli_on_postgres_with_a_workspace_file_and_export_to_the_page_file(postg
     on_file = cli("--index", "page.sqlite", "search", "E4711").stdout
     assert on_file.splitlines()[0].split()[2].endswith("fan.txt")
     assert cli("--index", "page.sqlite", "status").stdout.count("documents: 2") == 1
+
+
+def test_cli_ask_similar_and_reindex_on_postgres(postgres, cli, tmp_path):
+    import json
+
+    import psycopg
+
+    url = postgres.new_database()
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "fan.txt").write_text("The controller reports error code E4711 when the cooling fan stalls. "
+                                  "Replace the fan within a week.\n")
+    (docs / "tea.md").write_text("# Tea\n\nGreen tea is steamed; black tea is oxidised.\n")
+    assert "2 indexed" in cli("--db", url, "index", "docs").stdout
+    answer = json.loads(cli("--db", url, "ask", "Which error code means the cooling fan stalled?", "--json").stdout)
+    assert answer["covered"] and "E4711" in answer["quick"][0]["text"]
+    assert answer["quick"][0]["doc_name"].endswith("fan.txt")
+    assert "E4711" in cli("--db", url, "ask", "Which error code means the cooling fan stalled?").stdout
+    fan = json.loads(cli("--db", url, "search", "E4711", "--json").stdout)["results"][0]
+    similar = cli("--db", url, "similar", str(fan["chunk_ids"][0]), "--k", "1").stdout
+    assert "tea.md" in similar and "fan.txt" not in similar
+    # an index made with another model: status says so, reindex re-embeds it, then all is well
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("UPDATE meta SET value = 'someone/else' WHERE key = 'model_id'")
+    assert "run `readingroom reindex`" in cli("--db", url, "status").stdout
+    assert cli("--db", url, "reindex", "--quiet").stdout.startswith("re-embedded 2 chunks of 2 documents")
+    assert "mismatch" not in cli("--db", url, "status").stdout
+    assert "nothing to do" in cli("--db", url, "reindex").stdout
 
 
 def test_cli_with_a_stopped_or_wrong_server_exits_2_with_one_line(cli):
