@@ -1,6 +1,7 @@
 """The Postgres store's own faults and edges, on a real Postgres 18 with pgvector: a wrong URL,
 a stopped server, pgvector not installable, another model's index, HNSW and exact scans, a
-filtered search that still returns k, the CLI on Postgres (index, search, ask, similar, status, reindex) with export to the page's file."""
+filtered search that still returns k, and the CLI on Postgres (index, search, ask, similar,
+status, reindex) with export to the page's file."""
 
 from __future__ import annotations
 
