@@ -82,6 +82,22 @@ def test_sentences_of_passage_eight_are_candidates_too():
     assert any(c.n == 8 and "forty two" in c.text for c in cands)
 
 
+def test_a_sentence_that_leads_into_a_list_is_quoted_with_its_items():
+    text = ("Any object can be tested for truth value. Here are the built-in objects considered false:\n\n"
+            "* constants defined to be false: None and False\n\n* zero of any numeric type: 0 and 0.0\n\n"
+            "Operations with a Boolean result always return True or False.")
+    span = _span(text, start=40, cid=3)
+    cands = A.candidates("Which built-in objects are considered false?", [span], [_pieces(span)])
+    lead = next(c for c in cands if c.text.startswith("Here are"))
+    assert lead.text.endswith("0 and 0.0") and "None and False" in lead.text
+    assert text[lead.start - 40:lead.end - 40] == lead.text  # still verbatim, placed in the document
+    assert any(c.text == "* zero of any numeric type: 0 and 0.0" for c in cands)  # items alone too
+    long_list = "Options:\n\n" + "\n\n".join(f"* option {i} does one small thing" for i in range(40))
+    span = _span(long_list, cid=4)
+    lead = next(c for c in A.candidates("options", [span], [_pieces(span)]) if c.text.startswith("Options"))
+    assert len(lead.text) <= 600 and lead.text.endswith("small thing")  # as many items as fit
+
+
 def _scored(texts, logits, question="Which one?"):
     q = features.Question.of(question)
     cands = [A.Candidate(t, 1, "d", 1, 1, i * 100, i * 100 + 20, A.lexical_share(q.terms, t))

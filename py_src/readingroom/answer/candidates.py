@@ -90,18 +90,35 @@ def passage_sims(evidence: Sequence[Hit], spans: Sequence[Span]) -> list[float |
     return out
 
 
+def with_list(units: Sequence[sentences.Sentence], i: int) -> int:
+    """The index of the last unit a quote starting at unit ``i`` takes: a sentence that leads
+    into a list ("Here are the objects considered false:") takes the items that follow it, as
+    many as fit in ``MAX_CHARS``; any other unit stands alone."""
+    s, last = units[i], i
+    if s.kind != sentences.PROSE or not s.text.rstrip().endswith(":"):
+        return i
+    while (last + 1 < len(units) and units[last + 1].kind == sentences.ITEM
+           and units[last + 1].end - s.start <= MAX_CHARS):
+        last += 1
+    return last
+
+
 def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int]]:
-    """(text, doc start, doc end, chunk id) of each quotable sentence of a span, in order."""
+    """(text, doc start, doc end, chunk id) of each quotable sentence of a span, in order; a
+    lead-in sentence comes with the list it introduces (its items are also quotable alone)."""
     out = []
-    for s in sentences.split(span.text):
+    units = sentences.split(span.text)
+    for i, s in enumerate(units):
         if s.kind not in (sentences.PROSE, sentences.ITEM):
             continue
-        if len(s.text.split()) < MIN_WORDS or len(s.text) > MAX_CHARS:
+        start, end = s.start, units[with_list(units, i)].end
+        text = span.text[start:end]
+        if len(text.split()) < MIN_WORDS or len(text) > MAX_CHARS:
             continue
-        a, b = to_document(ps, s.start), to_document(ps, s.end, end=True)
-        if a is None or b is None or b[0] - a[0] != s.end - s.start:
+        a, b = to_document(ps, start), to_document(ps, end, end=True)
+        if a is None or b is None or b[0] - a[0] != end - start:
             continue  # it crosses text the document does not have: not verbatim
-        out.append((s.text, a[0], b[0], a[1]))
+        out.append((text, a[0], b[0], a[1]))
     return out
 
 
