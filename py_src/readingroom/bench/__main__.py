@@ -98,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     ans.add_argument("--llm-limit", type=int, default=20, help="answerable questions sent to each model")
     ans.add_argument("--qa-data", type=Path, default=None,
                      help="public QA sets (see docs/answer-model.md): adds the squad, wikiqa and heldback sets, natively")
-    ans.add_argument("--public", default="squad,wikiqa,heldback", help="which public sets, with --qa-data")
+    ans.add_argument("--public", default="squad,wikiqa,heldback",
+                     help="which public sets, with --qa-data: squad, wikiqa, heldback (WikiQA/SelQA) and "
+                          "heldback-NAME for the other training groups (squad, nq, shifts)")
     ans.add_argument("--chunks", type=int, default=None,
                      help="also time ask() in the page over an index of this many chunks (SciFact repeated, e.g. 20000)")
     for s in (q, lat, ing, emb, peer, ans):

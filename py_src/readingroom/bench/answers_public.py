@@ -6,7 +6,8 @@
 * ``wikiqa``: WikiQA's test split (questions people typed into a search engine), its answerable
   questions over all of its articles. Held out from training.
 * ``heldback``: the held-back quarter of the training articles (WikiQA train/dev and SelQA), the
-  source sets' own held-back figures.
+  source sets' own held-back figures; ``heldback-NAME`` the same for each other training group
+  of ``qa_data.TRAIN_GROUPS``.
 
 Per set: answer in the quick answer (an answer span, or the labelled answer sentence, inside
 the 1-3 sentences shown), the expected article cited by the quick answer and among the top 3
@@ -27,7 +28,7 @@ from ..ingest import NewDocument
 from . import qa_data
 from .stats import load_average as load, summary
 
-PUBLIC_SETS = ("squad", "wikiqa", "heldback")
+PUBLIC_SETS = ("squad", "wikiqa", "heldback") + tuple(f"heldback-{g}" for g in qa_data.TRAIN_GROUPS if g != "wiki")
 
 
 def items_of(name: str, root: Path) -> tuple[list[qa_data.Item], dict[str, str]]:
@@ -36,8 +37,9 @@ def items_of(name: str, root: Path) -> tuple[list[qa_data.Item], dict[str, str]]
     if name == "wikiqa":
         items, docs = qa_data.load(root, (qa_data.WIKIQA_TEST,))
         return [i for i in items if i.answerable], docs
-    if name == "heldback":
-        items, docs = qa_data.load(root, qa_data.TRAIN_FILES)
+    group = "wiki" if name == "heldback" else name.removeprefix("heldback-")
+    if name.startswith("heldback") and group in qa_data.TRAIN_GROUPS:
+        items, docs = qa_data.group(root, group)
         _, held, _ = qa_data.split_titles(list(docs))
         return [i for i in items if i.title in held and i.answerable], {t: docs[t] for t in held}
     raise ValueError(f"unknown public set {name!r}: choose from {', '.join(PUBLIC_SETS)}")

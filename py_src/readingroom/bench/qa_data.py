@@ -15,13 +15,24 @@ sentence the engine quotes holds the answer.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TRAIN_FILES = ("selqa/dev.jsonl", "selqa/test.jsonl", "wikiqa/train.jsonl", "wikiqa/dev.jsonl")
+# The training data, in groups: each group's articles are split (train / held back / left out)
+# and indexed into a library of their own, so a group's questions meet only its own articles.
+# A group may take at most ``per_title`` questions of an article (a set of 80,000 questions
+# teaches no more than a sample of it, and costs hours of retrieval).
+TRAIN_GROUPS: dict[str, tuple[tuple[str, ...], int | None]] = {
+    "wiki": (("selqa/dev.jsonl", "selqa/test.jsonl", "wikiqa/train.jsonl", "wikiqa/dev.jsonl"), None),
+    "squad": (("squad-train-part/train.jsonl",), 40),  # parts of SQuAD 1.1/2.0 *train*
+    "nq": (("qed/train.jsonl",), None),  # Natural Questions search queries (QED's dev file)
+    "shifts": (("squadshifts-new-wiki/train.jsonl",), 40),  # SQuADShifts New Wiki (then never reported)
+}
+TRAIN_FILES = tuple(f for files, _ in TRAIN_GROUPS.values() for f in files)
 SQUAD_DEV = "squad11-dev/dev.jsonl"  # reserved: checking only, never training or calibration
 WIKIQA_TEST = "wikiqa/test.jsonl"  # held out: reported, never trained or calibrated on
 
@@ -70,7 +81,7 @@ def load(root: Path, files: tuple[str, ...]) -> tuple[list[Item], dict[str, str]
     contexts: dict[str, list[str]] = {}
     for rel in files:
         for r in read(root / rel):
-            title = r.get("title") or r["id"]
+            title = r.get("title") or "paragraph " + hashlib.sha1(r["context"].encode()).hexdigest()[:12]
             ctxs = contexts.setdefault(title, [])
             if r["context"] not in ctxs:
                 ctxs.append(r["context"])
@@ -78,6 +89,22 @@ def load(root: Path, files: tuple[str, ...]) -> tuple[list[Item], dict[str, str]
             answers = [tokens(a) for a in r.get("answers") or []] if not r.get("sentences") else []
             items.append(Item(r["id"], r["source"], r["question"], title, gold, [a for a in answers if a]))
     return items, {t: "\n\n".join(c) for t, c in contexts.items()}
+
+
+def group(root: Path, name: str) -> tuple[list[Item], dict[str, str]]:
+    """A training group's items (at most its ``per_title`` of each article, the first ones in
+    file order) and documents."""
+    files, per_title = TRAIN_GROUPS[name]
+    items, docs = load(root, files)
+    if per_title:
+        seen: dict[str, int] = {}
+        kept = []
+        for it in items:
+            seen[it.title] = seen.get(it.title, 0) + 1
+            if seen[it.title] <= per_title:
+                kept.append(it)
+        items = kept
+    return items, docs
 
 
 def split_titles(titles: list[str], seed: int = 11, held: float = 0.25, outside: float = 0.15
