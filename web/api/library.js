@@ -65,63 +65,25 @@
 
 // In the built site the workers' modules (web/workers/) sit at the root, one folder up.
 import { RemoteError, rpcClient } from '../rpc.js';
-import { chatApi, chatStatus } from '../chat/automation.js';
+import { chatApi } from '../chat/automation.js';
 import {
-  bindEmbedder, embedderFailedToLoad, embedderReady, embedding, spawnEmbedder, stopHeartbeat,
-} from './embedder.js';
+  libraryOpen, libraryReady, mark, pageTimes, publicStatus, refreshDocuments, retrieval, showState, started,
+  state, worker,
+} from './core.js';
+import { bindEmbedder, embedderFailedToLoad, embedderReady, embedding, spawnEmbedder } from './embedder.js';
 import { cancelReading, readDocuments } from './files.js';
+import {
+  downloadLibrary, exportLibrary, importIndex, importMessage, openBundle,
+} from './index-file.js';
 import { setupOffline } from './offline.js';
+import { askToTakeOver } from './tabs.js';
 import { ingestView as ingest, onIngestCancel, view } from './view.js';
 
-const state = {
-  // starting | locked | words (library open, searching by words works, the model still loading)
-  // | ready | error | elsewhere
-  state: 'starting',
-  offlineReady: false,
-  version: null,
-  storage: null,
-  storageNote: '',
-  embedder: null,
-  error: null,
-  timings: {}, // ms since navigation start: python, model, ready, retrievalWorker: {phase: ms}
-};
-const mark = (name) => {
-  state.timings[name] = Math.round(performance.now());
-};
+export { onLibraryChange } from './core.js';
+
 // The progress panel of every addDocuments call, from the page or from automation (`ingest`:
 // its steps, as events): its Cancel cancels the ingestion.
 onIngestCancel(() => cancelIngest().catch((err) => view.showNotice(err.message ?? String(err))));
-
-// Whoever shows the library (the Sources pane, the search view) hears when its documents change:
-// fn({deleted?: docId}), which may return a promise that settles once the change is shown.
-const changeListeners = new Set();
-export function onLibraryChange(fn) {
-  changeListeners.add(fn);
-}
-/** The library is open: its documents can be listed and searched (by words at least). */
-function libraryOpen() {
-  return state.state === 'words' || state.state === 'ready';
-}
-
-// What searching can do now, a typed state for status().searchMode (searchNote says it in words;
-// Python's own status().search is about its in-memory search legs, a different thing):
-// 'starting' (nothing open yet), 'words' (the model is loading: searching by words works now; a
-// search by meaning waits for the model), 'hybrid', 'words_only' (the model could not load).
-const SEARCH_NOTES = {
-  words: 'Meaning search in a moment: the model is still loading. Searching by words works now; a search by meaning waits for the model.',
-  words_only: 'Searching by words only: the embedding model is not available.',
-};
-function searchState() {
-  if (!libraryOpen()) return 'starting';
-  if (state.embedder) return 'hybrid';
-  return state.embedderError ? 'words_only' : 'words';
-}
-
-/** Tells the listeners; settles when each has shown the change (so "ready" is said after the list). */
-function refreshDocuments(change = {}) {
-  if (!libraryOpen()) return Promise.resolve();
-  return Promise.all([...changeListeners].map((fn) => fn(change))).then(() => undefined, () => undefined);
-}
 
 function onProgress(event) {
   if (event?.type !== 'progress') return;
@@ -152,58 +114,6 @@ function showPending(pending) {
   view.showBanner('meaning-pending', pending?.message ?? '');
 }
 
-// --- one tab at a time ---------------------------------------------------------------------------
-//
-// The database lives behind a Web Lock (sqlite-host.js). A tab waiting on it can ask the tab
-// holding it to let go: that tab closes its database, ends its workers (which releases the lock)
-// and says so, with a button to take the library back.
-
-const tabs = typeof BroadcastChannel === 'function' ? new BroadcastChannel('readingroom-tabs') : null;
-
-function askToTakeOver() {
-  if (!tabs) return;
-  view.showBanner('tab-lock', 'Asking the other tab to let go of the library…');
-  tabs.postMessage({ type: 'take-over' });
-}
-
-tabs?.addEventListener('message', (event) => {
-  if (event.data?.type === 'take-over' && !['locked', 'elsewhere'].includes(state.state)) releaseToOtherTab();
-});
-
-async function releaseToOtherTab() {
-  state.state = 'elsewhere';
-  stopHeartbeat();
-  const gone = new RemoteError({ type: 'elsewhere', message: 'Reading Room is open in another tab.' });
-  if (retrieval) {
-    // Python never holds a transaction open across an await, so closing now leaves nothing half-written.
-    await retrieval('close').catch(() => {});
-    state.retrievalWorker.terminate(); // releases the OPFS handles and the Web Lock
-    retrieval.failAll(gone);
-  }
-  embedding.worker?.terminate();
-  embedding.call?.failAll(gone);
-  view.setPhase('elsewhere');
-  showState();
-  view.showNotice('');
-  view.showBanner('embedder-problem', '');
-  view.showBanner('tab-lock', 'Reading Room is open in another tab. Only one tab at a time can use your library.',
-    [{ label: 'Use it here', onClick: () => location.reload() }]);
-}
-
-/** Header state: warming up, ready, ready offline, locked, error. */
-function showState() {
-  if (state.state === 'ready') view.showAppState(state.offlineReady ? 'offline' : 'ready');
-  else view.showAppState(state.state);
-}
-
-const MB = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0);
-
-function importMessage({ phase, bytes, total }) {
-  if (phase === 'reading') return `Importing index… ${MB(bytes)}${total ? ` of ${MB(total)}` : ''} MB`;
-  if (phase === 'checking') return 'Importing index… checking the file';
-  return 'Importing index… opening it';
-}
-
 function workerFailed(name) {
   return (event) => {
     event.preventDefault?.();
@@ -211,17 +121,14 @@ function workerFailed(name) {
   };
 }
 
-let rejectReady;
-let resolveLibrary;
-let rejectLibrary;
 function fail(error) {
   state.state = 'error';
   state.error = { type: error.type ?? 'error', message: error.message ?? String(error) };
   view.setPhase('error');
   showState();
   view.showNotice(state.error.message);
-  rejectReady?.(new RemoteError(state.error));
-  rejectLibrary?.(new RemoteError(state.error));
+  started.all.reject(new RemoteError(state.error));
+  started.library.reject(new RemoteError(state.error));
 }
 
 /** Re-throws a start-up failure with a sentence saying what failed and what to do. */
@@ -235,9 +142,8 @@ function explain(step, what) {
   };
 }
 
-let retrieval = null;
 let manifest = null;
-bindEmbedder({ state, retrieval: (...args) => retrieval(...args), manifest: () => manifest, onProgress });
+bindEmbedder({ state, retrieval, manifest: () => manifest, onProgress });
 
 /**
  * Python and the library are up (the model may still be loading): the documents are drawn and
@@ -260,7 +166,7 @@ function libraryUp(status) {
   showPending(status.pending);
   refreshDocuments();
   openBundle(manifest.bundle, status); // not awaited: the app is usable while it opens
-  resolveLibrary(publicStatus(status));
+  started.library.resolve(publicStatus(status));
 }
 
 async function boot() {
@@ -269,7 +175,7 @@ async function boot() {
   const first = spawnEmbedder();
   const retrievalWorker = new Worker('retrieval-worker.js', { type: 'module', name: 'readingroom-retrieval' });
   retrievalWorker.addEventListener('error', workerFailed('retrieval worker'));
-  retrieval = rpcClient(retrievalWorker, onProgress);
+  worker.rpc = rpcClient(retrievalWorker, onProgress);
   state.retrievalWorker = retrievalWorker;
 
   manifest = await (await fetch('build-manifest.json')).json();
@@ -335,67 +241,10 @@ function showUnfinished(names) {
   }]);
 }
 
-/**
- * Open the index bundled with the site (build.py --index, or the demo corpus) as the library's
- * bundled set, once per bundle version: the library records the version it holds (Python's
- * bundle.py), so a person who deletes bundled documents keeps them deleted, and a site with a
- * new bundle replaces the old bundled documents while the person's own stay.
- */
-async function openBundle(bundle, status) {
-  if (!bundle || status.bundle_version === bundle.sha256) return;
-  view.showActivity(`Opening the bundled library (${(bundle.size / 1e6).toFixed(1)} MB)…`);
-  try {
-    const out = await mergeAsBundle({ url: new URL(bundle.path, location.href).href }, bundle.sha256)
-      .finally(() => view.showImportProgress(null));
-    if (out.error) throw out.error;
-    view.showCounts(out);
-    view.showMismatch(out.mismatch);
-    await refreshDocuments();
-    view.showActivity(`Opened the bundled library: ${out.documents} documents, ready to ask.`);
-  } catch (err) {
-    view.showActivity('');
-    view.showNotice(`The bundled library could not be opened: ${err.message ?? err}`);
-  }
-}
 
-/** A worker's {phase: epoch ms} as ms since this page's navigation started. */
-function pageTimes(epochTimes = {}) {
-  return Object.fromEntries(Object.entries(epochTimes).map(([k, t]) => [k, Math.round(t - performance.timeOrigin)]));
-}
 
-function publicStatus(pythonStatus = {}) {
-  return {
-    ...pythonStatus,
-    state: state.state,
-    offlineReady: state.offlineReady,
-    version: state.version,
-    embedder: state.embedder,
-    crossOriginIsolated: self.crossOriginIsolated === true,
-    embedThreads: state.embedder ? state.embedder.threads * (state.embedder.workers ?? 1) : null,
-    ...(state.embedderError ? { embedderError: state.embedderError } : {}),
-    embedderRestarts: embedding.restarts,
-    storageNote: state.storageNote,
-    searchMode: searchState(),
-    searchNote: SEARCH_NOTES[searchState()] ?? '',
-    timings: state.timings,
-    persisted: state.persisted ?? false,
-    chat: chatStatus(),
-    ...(state.error ? { error: state.error } : {}),
-  };
-}
-
-// `libraryReady`: Python and the library are up (documents listed, searching by words works);
-// `ready`: the model is up too (or failed to load: then `embedderError` says why).
-const libraryReady = new Promise((resolve, reject) => {
-  resolveLibrary = resolve;
-  rejectLibrary = reject;
-});
-const ready = new Promise((resolve, reject) => {
-  rejectReady = reject;
-  boot().then(resolve, fail);
-});
-ready.catch(() => {}); // shown on the page; automation sees the rejection through `ready`
-libraryReady.catch(() => {});
+const ready = started.all.promise;
+boot().then(started.all.resolve, fail);
 
 async function addDocuments(input) {
   const items = Array.from(typeof Blob !== 'undefined' && input instanceof Blob ? [input] : input ?? []);
@@ -494,51 +343,8 @@ async function embed(texts) {
   return Array.from({ length: flat.length / dim }, (_, i) => Array.from(flat.subarray(i * dim, (i + 1) * dim)));
 }
 
-/** The worker's importIndex fields for a URL, Blob or bytes (see the comment at the top). */
-function importFields(source) {
-  if (typeof source === 'string' || source instanceof URL) {
-    const url = new URL(source, location.href);
-    if (url.origin !== location.origin) {
-      throw new RemoteError({ type: 'bad_request', message: `importIndex only reads from this app's own origin, not ${url.origin}` });
-    }
-    return { url: url.href };
-  }
-  if (source instanceof Blob) return { blob: source };
-  if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source) };
-  if (ArrayBuffer.isView(source)) return { bytes: new Uint8Array(source.buffer, source.byteOffset, source.byteLength) };
-  throw new RemoteError({ type: 'bad_request', message: 'importIndex takes a same-origin URL, a File/Blob, or an ArrayBuffer/Uint8Array' });
-}
 
-/** The worker's mergeBundle reply as importIndex's: the new status, or {error}. */
-async function mergeAsBundle(fields, version) {
-  const reply = await retrieval('mergeBundle', { ...fields, version: String(version) });
-  return reply.error ? reply : reply.status;
-}
 
-async function importIndex(source, { asBundle } = {}) {
-  await libraryReady;
-  const fields = importFields(source);
-  view.showActivity('Importing index…');
-  view.showImportProgress({ phase: 'reading', bytes: 0, total: null }, 'Importing index…');
-  try {
-    const out = await (asBundle === undefined ? retrieval('importIndex', fields) : mergeAsBundle(fields, asBundle))
-      .finally(() => view.showImportProgress(null));
-    if (out.error) {
-      view.showActivity('');
-      view.showNotice(out.error.message);
-      return publicStatus(out);
-    }
-    view.showCounts(out);
-    view.showMismatch(out.mismatch);
-    await refreshDocuments();
-    view.showActivity(`Imported an index of ${out.documents} document${out.documents === 1 ? '' : 's'}.`);
-    return publicStatus(out);
-  } catch (err) {
-    view.showActivity('');
-    view.showNotice(`The index could not be imported: ${err.message}`);
-    throw err;
-  }
-}
 
 async function status() {
   if (!libraryOpen()) return publicStatus({ storage: state.storage });
@@ -588,26 +394,6 @@ async function neighbours(chunkId, before = 1, after = 1) {
   return retrieval('neighbours', { chunkId, before, after });
 }
 
-/** The whole library as one SQLite file named with today's date (a File), consistent: taken between two writes. */
-async function exportLibrary() {
-  await libraryReady;
-  const bytes = await retrieval('exportDatabase');
-  if (bytes?.error) throw new RemoteError(bytes.error);
-  const day = new Date().toISOString().slice(0, 10);
-  return new File([bytes], `reading-room-library-${day}.sqlite`, { type: 'application/vnd.sqlite3' });
-}
-
-/** Saves exportLibrary()'s file through the browser's download; returns {name, size}. */
-async function downloadLibrary() {
-  const file = await exportLibrary();
-  const url = URL.createObjectURL(file);
-  const link = Object.assign(document.createElement('a'), { href: url, download: file.name });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-  return { name: file.name, size: file.size };
-}
 
 export const readingroom = Object.freeze({
   ready, libraryReady, addDocuments, query, ask, typeAhead, checkAnswer, summarise, status, deleteDocument, documents, embed, importIndex,
