@@ -508,14 +508,25 @@ PASS_TOPIC = {"name": "python-reference/pass.txt", "text": (
 
 
 def test_in_page_model_answers_a_bundled_question(context, site, guard):
-    """The default transport, for real: a question in the style of the bundled reference gets
-    an answer from its passage, within the in-page budget; the browser measures its rates."""
+    """The in-page model (offered when chosen, not by default), for real: a question in the style
+    of the bundled reference gets the quick answer from its passage, and whatever SmolLM2 writes
+    (it often invents) is shown as the answer only where the passages support it, the rest
+    folded; within the in-page budget; the browser measures its rates."""
     pg = open_chat(context, site, {"transport": "wllama", "temperature": 0, "maxTokens": 40})
     add_docs(pg, [PASS_TOPIC, KETTLE, GARDEN])
     t = ask(pg, "What does the pass statement do?")
     assert t["state"] == "done", t
     assert "pass.txt" in t["sources"][0]
-    assert "null operation" in t["written"], t["written"]
+    assert any("null operation" in q for q in t["quick"]), t["quick"]
+    assert t["written"].strip() and (t["answer"].strip() or t["unsupported"]), "shown or folded, never lost"
+    for folded in t["unsupported"]:
+        assert folded.strip() and folded.strip() not in t["answer"], (t["answer"], t["unsupported"])
+    if t["answer"].strip():
+        passages = [{"n": i + 1, "text": next(d["text"] for d in (PASS_TOPIC, KETTLE, GARDEN) if d["name"] in s)}
+                    for i, s in enumerate(t["sources"])]
+        check = pg.evaluate("([text, passages]) => window.readingroom.checkAnswer(text, passages)",
+                            [t["answer"], passages])
+        assert check["unsupported"] == 0, (t["answer"], check)
     sources = {str(i + 1) for i in range(len(t["sources"]))}
     assert set(t["cites"]) <= sources, "only existing passages are links"
     chat = pg.evaluate("async () => (await window.readingroom.status()).chat")
