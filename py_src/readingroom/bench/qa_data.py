@@ -32,7 +32,6 @@ TRAIN_GROUPS: dict[str, tuple[tuple[str, ...], int | None]] = {
     "nq": (("qed/train.jsonl",), None),  # Natural Questions search queries (QED's dev file)
     "shifts": (("squadshifts-new-wiki/train.jsonl",), 40),  # SQuADShifts New Wiki (then never reported)
 }
-TRAIN_FILES = tuple(f for files, _ in TRAIN_GROUPS.values() for f in files)
 SQUAD_DEV = "squad11-dev/dev.jsonl"  # reserved: checking only, never training or calibration
 WIKIQA_TEST = "wikiqa/test.jsonl"  # held out: reported, never trained or calibrated on
 
