@@ -41,8 +41,8 @@ const wasm = env.backends.onnx.wasm;
 if (!wasm.wasmPaths || typeof wasm.wasmPaths !== 'object') wasm.wasmPaths = {};
 wasm.wasmPaths.mjs = new URL('ort-wasm-simd-threaded.mjs', vendor).href;
 wasm.wasmPaths.wasm = new URL('ort-wasm-simd-threaded.wasm', vendor).href;
-// Both cores: two embedding workers of one thread each (this one, and a helper it starts the first
-// time ingestion sends work), taking buckets from one queue. Measured in the page against one
+// Both cores: two embedding workers of one thread each (this one, and a helper it starts once its
+// model is warm: see addHelpers), taking buckets from one queue. Measured in the page against one
 // worker with onnxruntime-web's threads set to both cores (bench embedding, interleaved, on this
 // shared 2-core machine, two runs at load 11-23): 1 worker x 2 threads 1.24 and 1.14 chunks/s,
 // 2 workers x 1 thread 2.05 and 2.11, 1 worker x 1 thread 1.85 and 2.15 (p50 of 4 rounds each); on a
@@ -125,13 +125,16 @@ async function embedBatch(extractor, texts) {
 // read until it ends: p50 284 ms during an import against 46 ms idle, bench ingest). So with two
 // or more workers, ingestion gets helper workers of its own (as many as WORKERS) and this
 // worker's session is kept for queries once one of them is up: a third model session in memory
-// while documents are added (measured in the closing note of issue 24), none for a page that only
-// searches. A worker named `queryWorker=off` (the page's `?queryworker=off`, for comparisons)
+// while documents are added (measured in the closing note of issue 24); a page that only searches
+// has two (this one and the answer helper). A worker named `queryWorker=off` (the page's `?queryworker=off`, for comparisons)
 // keeps the old split: this session ingests too, beside one helper.
 const QUERY_WORKER = !/\bqueryWorker=off\b/.test(self.name ?? '');
 const queue = jobQueue();
 const gpuActive = () => queue.runners.some((r) => r.name === 'webgpu');
-const helpersUp = () => queue.runners.some((r) => r.name === 'helper');
+// Helpers take ingestion only once it was decided to run on wasm (startHelper); before that the
+// answer helper (below) takes queries only.
+let ingestOnWasm = false;
+const helpersUp = () => ingestOnWasm && queue.runners.some((r) => r.name === 'helper');
 const schedule = queue.schedule;
 queue.add({
   name: 'main', busy: false, compute: computeHere,
@@ -155,24 +158,34 @@ function spawnRunner(kind) {
   return workerRunner(queue, new URL(import.meta.url), kind, name);
 }
 
-// The helpers: wasm workers for ingestion, started on the first ingestion work (a page that only
-// searches never pays for more models in memory) unless ingestion runs on WebGPU: WORKERS of them
-// beside this query session, or one beside it with `queryWorker=off`. If one fails to load or dies,
-// its job goes back to the queue and the others (this worker last) carry on, and status() says so.
-let helper = null;
+// The helpers: wasm workers of one session each. One starts as soon as this worker's model is
+// warm, for answers: a quick answer embeds the question with its ~24 candidate sentences (about
+// nine tenths of its time in the page, single-threaded), and the queue splits those length buckets
+// between both sessions, so both cores work on it. The rest start on the first ingestion work
+// unless ingestion runs on WebGPU: WORKERS helpers ingest beside this query session (the answer
+// helper among them), or one beside it with `queryWorker=off`. If one fails to load or dies, its
+// job goes back to the queue and the others (this worker last) carry on, and status() says so.
+const helper = { note: '', started: 0 };
 const HELPERS = QUERY_WORKER ? WORKERS : WORKERS - 1;
 
-function startHelper() {
-  if (helper || WORKERS < 2 || BACKEND !== 'wasm') return;
-  helper = { note: '' };
-  for (let i = 0; i < HELPERS; i++) {
+function addHelpers(count) {
+  if (WORKERS < 2 || BACKEND !== 'wasm') return;
+  for (; helper.started < count; helper.started++) {
     const runner = spawnRunner('helper');
+    runner.background = () => ingestOnWasm;
     runner.onStop = (why) => {
-      helper.note = `an ingestion embedding worker stopped (${why}); ${helpersUp() ? 'the other' : 'the query worker'} embeds`;
+      const other = queue.runners.some((r) => r.name === 'helper' && r !== runner);
+      helper.note = `a helper embedding worker stopped (${why}); ${other ? 'the other' : 'the query worker'} embeds`;
       console.warn('Reading Room:', helper.note);
     };
     runner.started.then(() => queue.add(runner), () => {});
   }
+}
+
+function startHelper() {
+  ingestOnWasm = true;
+  addHelpers(Math.max(1, HELPERS));
+  queue.pump();
 }
 
 // WebGPU for ingestion, decided on the first ingestion work (embed-webgpu.js). A batch WebGPU
@@ -226,6 +239,7 @@ async function embedTexts(extractor, texts, priority = 'query') {
 
 const loaded = load();
 loaded.catch(() => {}); // reported through 'start'; avoid an unhandled-rejection warning
+loaded.then(() => addHelpers(1), () => {}); // the answer helper (see addHelpers)
 
 function asStrings(texts) {
   if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) {
@@ -280,11 +294,12 @@ async function start() {
     backend: BACKEND === 'webgpu' || gpuActive() ? 'webgpu' : 'wasm', queryBackend: BACKEND,
     backendNote: webgpu.info.note, webgpu: gpu ?? { ...webgpu.info, mode: WEBGPU_MODE },
     batchTokens: BATCH_TOKENS, crossOriginIsolated: isolated,
-    threadNote: [threadNote, helper?.note].filter(Boolean).join('; '),
+    threadNote: [threadNote, helper.note].filter(Boolean).join('; '),
     workersRunning: queue.runners.length,
     // Queries on a session of their own while ingestion runs on the helpers (see QUERY_WORKER).
     queryWorker: QUERY_WORKER && WORKERS >= 2 && BACKEND === 'wasm',
-    ingestWorkers: queue.runners.filter((r) => r.name === 'helper' || r.name === 'webgpu').length,
+    ingestWorkers: queue.runners.filter((r) => (r.name === 'helper' && ingestOnWasm) || r.name === 'webgpu').length,
+    answerWorkers: queue.runners.filter((r) => r.name !== 'webgpu').length,
   };
 }
 
