@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import beir, quality
+from . import beir, qa_data, quality
 
 DEFAULT_DATA = Path(__file__).resolve().parents[4] / "shared" / "datasets" / "scifact"
 
@@ -100,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                      help="public QA sets (see docs/answer-model.md): adds the squad, wikiqa and heldback sets, natively")
     ans.add_argument("--public", default="squad,wikiqa,heldback",
                      help="which public sets, with --qa-data: squad, wikiqa, heldback (WikiQA/SelQA) and "
-                          "heldback-NAME for the other training groups (squad, nq, shifts)")
+                          "heldback-NAME for the other training groups ("
+                          + ", ".join(g for g in qa_data.TRAIN_GROUPS if g != "wiki") + ")")
     ans.add_argument("--chunks", type=int, default=None,
                      help="also time ask() in the page over an index of this many chunks (SciFact repeated, e.g. 20000)")
     for s in (q, lat, ing, emb, peer, ans):

@@ -39,8 +39,7 @@ def items_of(name: str, root: Path) -> tuple[list[qa_data.Item], dict[str, str]]
         return [i for i in items if i.answerable], docs
     group = "wiki" if name == "heldback" else name.removeprefix("heldback-")
     if name.startswith("heldback") and group in qa_data.TRAIN_GROUPS:
-        items, docs = qa_data.group(root, group)
-        _, held, _ = qa_data.split_titles(list(docs))
+        items, docs, (_, held, _) = qa_data.split_group(root, group)
         return [i for i in items if i.title in held and i.answerable], {t: docs[t] for t in held}
     raise ValueError(f"unknown public set {name!r}: choose from {', '.join(PUBLIC_SETS)}")
 

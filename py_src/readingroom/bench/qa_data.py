@@ -117,6 +117,13 @@ def split_titles(titles: list[str], seed: int = 11, held: float = 0.25, outside:
     return set(ts[b:]), set(ts[a:b]), set(ts[:a])
 
 
+def split_group(root: Path, name: str) -> tuple[list[Item], dict[str, str], tuple[set[str], set[str], set[str]]]:
+    """A training group's items, documents and (train, held back, outside) titles: the one split
+    training and the held-back figures (``bench answers --public heldback-NAME``) both use."""
+    items, docs = group(root, name)
+    return items, docs, split_titles(list(docs))
+
+
 def squad_subset(root: Path, articles: int = 12, per_article: int = 25, seed: int = 5
                  ) -> tuple[list[Item], dict[str, str]]:
     """SQuAD v1.1 dev: ``per_article`` questions of each of ``articles`` articles (check only)."""

@@ -242,8 +242,7 @@ def group_rows(a, name: str) -> dict[str, list[dict]]:
     rows_path = cache / "rows-candidates.npz"
     if rows_path.exists():
         return refeature(np.load(rows_path, allow_pickle=True)["sets"].item())
-    items, docs = qa_data.group(a.data, name)
-    train_t, held_t, out_t = qa_data.split_titles(list(docs))
+    items, docs, (train_t, held_t, out_t) = qa_data.split_group(a.data, name)
     lib = library(cache, {t: docs[t] for t in train_t | held_t}, a.model_dir)
     pick = lambda ts, answerable: [i for i in items if i.title in ts and i.answerable == answerable]  # noqa: E731
     l0 = load_average()
