@@ -1,37 +1,32 @@
 // The conversation: one box, two modes. Ask sends the question with the conversation's earlier
 // turns to api.ask (Python picks the quick answer, the standalone query and the messages a model
-// is sent); a model then writes an answer when it can start soon enough, or on "Write an answer".
+// is sent); a model then writes an answer (written.js) when it can start soon enough, or on "Write an answer".
 // Search shows passages only (search.js). Turns are kept in this browser (api/conversations.js).
 //
 // Each turn (li.chat-turn#chat-N) carries data-state: retrieving | answered (quick answer shown,
 // no model asked) | generating | checking (the last sentences) | done | stopped | interrupted | error, and its timings in
 // data-ttfs-ms (question -> sources shown), data-ttft-ms (first answer token), data-total-ms.
 
-import { plan as chatPlan, makeTransport } from '../chat/automation.js';
-import { chatManifest as manifestStore } from '../chat/manifest.js';
-import { isStored } from '../chat/model-store.js';
+import { plan as chatPlan } from '../chat/automation.js';
 import { contextBudget } from '../chat/pace.js';
-import { ChatError, isAbort } from '../chat/transports.js';
-import { engineInfo, onEngineStatus } from '../chat/wllama-transport.js';
+import { engineInfo } from '../chat/wllama-transport.js';
 import {
   deleteConversation, historyOf, keptAnswer, listConversations, newConversation, saveConversation,
 } from '../api/conversations.js';
 import { renderTurn, sourcesOf } from './answer.js';
-import { $, h, seconds } from './dom.js';
+import { $, h } from './dom.js';
 import { conversationMarkdown } from './export.js';
 import { openReader } from './reader.js';
 import { usingRemote } from './remote.js';
 import { remoteAsk } from '../api/remote.js';
 import { currentFilters, onSummarise } from './sources.js';
-import { currentSettings, mountSettings, serverNeedsReload, showReloadNote } from './settings.js';
-
-const MB = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
+import { currentSettings, mountSettings } from './settings.js';
+import { isWriting, mountWriterStatus, stopWriting, writeAnswer } from './written.js';
 
 let api = null;
 let contextOf = null;
-let chatManifest = null;
+const writer = { api: null, show: (turn) => show(turn), save: () => save() };
 let conversation = newConversation();
-let busy = null; // AbortController of the running generation
 let turnCount = 0; // ids chat-1, chat-2… of the conversation on show
 
 // --- turns ------------------------------------------------------------------------------------
@@ -51,7 +46,7 @@ function openSource(turn, n, sentence) {
 function show(turn) {
   return renderTurn(turn.li, turn.record, {
     open: (n, sentence) => openSource(turn.record, n, sentence),
-    write: () => generate(turn),
+    write: () => writeAnswer(turn, writer),
     canWrite: currentSettings().transport !== 'none',
   });
 }
@@ -83,7 +78,7 @@ async function ask(question) {
   turn.t0 = performance.now();
   if (!s.grounded) { // plain chat: no documents, straight to the model
     record.state = 'generating';
-    return generate(turn, { plain: true });
+    return writeAnswer(turn, writer, { plain: true });
   }
   try {
     // The retrieval budget each model can take (chat/pace.js): small for the in-page model.
@@ -109,7 +104,7 @@ async function ask(question) {
     const p = await chatPlan(sent, s.transport).catch(() => ({ autoStart: false, waitText: '' }));
     record.plan = { wait: p.waitText ?? '' };
     if (p.autoStart) {
-      await generate(turn);
+      await writeAnswer(turn, writer);
     } else {
       show(turn);
       save();
@@ -124,7 +119,7 @@ async function ask(question) {
 
 /** The Summarise action (a source row, the Reader): a turn whose answer is the documents' outline. */
 async function summariseDocuments(docs) {
-  if (busy || !docs.length) return;
+  if (isWriting() || !docs.length) return;
   const names = docs.map((d) => d.name).join(', ');
   const record = { question: `Summarise ${names}`, mode: 'summarise', state: 'retrieving', timings: {} };
   conversation.turns.push(record);
@@ -146,116 +141,6 @@ async function summariseDocuments(docs) {
   save();
 }
 
-function finish(turn, state) {
-  const { record } = turn;
-  record.state = state;
-  record.timings.total = Math.round(performance.now() - turn.t0);
-}
-
-// Where the last complete sentence of a streaming answer ends (after its [n] marks), or -1.
-const SENTENCE_END = /[.!?…]["'”’)\]]*(?:\s*\[\d+(?:\s*[,;]\s*\d+)*\])*(?=\s)/g;
-export function lastSentenceEnd(text) {
-  let end = -1;
-  for (const m of text.matchAll(SENTENCE_END)) end = m.index + m[0].length;
-  return end;
-}
-
-/**
- * The model writes an answer from Python's messages (the in-page model: the quick answer's
- * sentences as notes, `brief_messages`); Python checks each sentence's citations as it
- * completes. Until checked, text is shown as a draft, never as an answer (answer.js).
- */
-async function generate(turn, { plain = false } = {}) {
-  if (busy) return;
-  const s = currentSettings();
-  const { record } = turn;
-  turn.t0 ??= performance.now();
-  const since = () => Math.round(performance.now() - turn.t0);
-  const controller = new AbortController();
-  busy = controller;
-  setBusy(true);
-  record.state = 'generating';
-  record.generated = '';
-  record.note = '';
-  record.error = '';
-  record.check = null;
-  record.checkedUpTo = 0;
-  chatManifest ??= await manifestStore.load();
-  const transport = makeTransport(s.transport, s, chatManifest);
-  record.model = transport.label;
-  const answer = record.answer;
-  const brief = !plain && s.transport === 'wllama' && (answer.brief_messages ?? []).length > 0;
-  const messages = plain ? [{ role: 'user', content: record.question }] : (brief ? answer.brief_messages : answer.messages);
-  const context = plain ? null : answer.context ?? '';
-  const request = transport.request(messages);
-  record.prompt = request
-    ? `${transport.label}${s.transport === 'openai' ? ` → ${s.baseUrl}` : ''}\n${JSON.stringify(request, null, 2)}`
-    : `${transport.label}: nothing is sent to a model; the answer is the packed context.\n\n${context ?? ''}`;
-  const checkable = !plain && s.transport !== 'none' && typeof api.checkAnswer === 'function';
-  // the model saw [1]..[model_passages] (brief: the notes, quoted from those same passages)
-  const passages = checkable ? sourcesOf(answer).map((src, i) => ({ n: i + 1, text: src.text }))
-    .slice(0, brief ? undefined : answer.model_passages ?? undefined) : [];
-  let checking = null;
-  const check = (upto) => {
-    const text = record.generated.slice(0, upto);
-    return api.checkAnswer(text, passages).then((c) => {
-      if (c && !c.error && text === record.generated.slice(0, upto)) {
-        record.check = c;
-        record.checkedUpTo = upto;
-      }
-    }, () => {});
-  };
-  record.checkable = checkable;
-  show(turn);
-  try {
-    if (serverNeedsReload()) {
-      throw new ChatError('unreachable', 'This page may only connect to the new server after a reload. Reload the page to use it.', { needsReload: true });
-    }
-    for await (const piece of transport.stream({ messages, context, signal: controller.signal })) {
-      if (record.timings.first === undefined) record.timings.first = since();
-      record.generated += piece;
-      const end = checkable ? lastSentenceEnd(record.generated) : -1;
-      if (end > record.checkedUpTo && !checking) {
-        checking = check(end).finally(() => { checking = null; show(turn); });
-      }
-      show(turn);
-    }
-    if (!record.generated.trim()) record.note = 'The model returned an empty answer.';
-    finish(turn, 'done');
-  } catch (err) {
-    const e = err instanceof ChatError ? err : new ChatError(isAbort(err) ? 'aborted' : 'model', err?.message ?? String(err));
-    if (e.kind === 'aborted') {
-      record.note = record.generated ? 'Stopped: the answer above is incomplete.' : 'Stopped.';
-      finish(turn, 'stopped');
-    } else if (record.generated && (e.kind === 'interrupted' || e.kind === 'server')) {
-      record.note = `Interrupted: the answer above is incomplete. ${e.message}`;
-      finish(turn, 'interrupted');
-    } else {
-      record.error = e.message;
-      if (e.needsReload) showReloadNote();
-      finish(turn, record.generated ? 'interrupted' : 'error');
-    }
-  } finally {
-    busy = null;
-    setBusy(false);
-  }
-  const state = record.state;
-  if (checkable && record.generated?.trim()) {
-    record.state = 'checking'; // the turn has ended only once every sentence is checked
-    await checking;
-    await check(record.generated.length);
-  }
-  record.state = state;
-  show(turn);
-  save();
-}
-
-function setBusy(on) {
-  const form = $('query-form');
-  form.querySelector('.chat-stop').hidden = !on;
-  $('query-button').disabled = on || document.body.dataset.phase !== 'ready';
-}
-
 // --- conversations ------------------------------------------------------------------------------
 
 async function showConversationList() {
@@ -273,7 +158,7 @@ async function showConversationList() {
 }
 
 function load(record) {
-  busy?.abort();
+  stopWriting();
   conversation = record;
   turnCount = 0;
   $('chat-log').replaceChildren();
@@ -335,6 +220,7 @@ function submitQuestion(text) {
 /** onSearch(text) runs Search mode. */
 export function mountConversation(readingroom, contextFn, onSearch) {
   api = readingroom;
+  writer.api = readingroom;
   contextOf = contextFn;
   const form = $('query-form');
   const box = $('query');
@@ -349,11 +235,11 @@ export function mountConversation(readingroom, contextFn, onSearch) {
       onSearch(box.value);
       return;
     }
-    if (!text || busy) return;
+    if (!text || isWriting()) return;
     box.value = '';
     ask(text);
   });
-  form.querySelector('.chat-stop').addEventListener('click', () => busy?.abort());
+  form.querySelector('.chat-stop').addEventListener('click', stopWriting);
   onSummarise((docs) => summariseDocuments(docs));
   $('reader-summarise')?.addEventListener('click', () => {
     const reader = $('reader');
@@ -367,8 +253,8 @@ export function mountConversation(readingroom, contextFn, onSearch) {
     });
   }
   document.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape' && busy) {
-      busy.abort();
+    if (e.key === 'Escape' && isWriting()) {
+      stopWriting();
       return;
     }
     const typing = e.target instanceof HTMLElement && e.target.closest('input, textarea, select, [contenteditable]');
@@ -395,30 +281,6 @@ export function mountConversation(readingroom, contextFn, onSearch) {
   });
   listConversations().then((all) => load(all[0] ?? newConversation()), () => load(newConversation()));
 
-  onEngineStatus((s) => {
-    progress.hidden = s.phase !== 'download';
-    if (s.phase === 'download') {
-      progress.max = s.total || 1;
-      progress.value = s.loaded || 0;
-      status.textContent = `Downloading the in-browser model… ${MB(s.loaded || 0)} of ${MB(s.total || 0)}`;
-    } else if (s.phase === 'load') {
-      status.textContent = 'Loading the in-browser model…';
-    } else if (s.phase === 'ready') {
-      status.textContent = `In-browser model ready in ${seconds(s.ms)} (${s.threads} thread${s.threads === 1 ? '' : 's'})` +
-        `${s.stored ? '; saved in this browser for offline use.' : '.'}`;
-    } else if (s.phase === 'error') {
-      status.textContent = s.message;
-    }
-  });
-  manifestStore.load()
-    .then(async (m) => {
-      chatManifest = m;
-      if (chatManifest && currentSettings().transport === 'wllama' && await isStored(chatManifest.model)) {
-        status.textContent = 'The in-browser model is saved in this browser; it loads with the first question.';
-      }
-    })
-    .catch(() => {});
+  mountWriterStatus(status, progress);
 }
 
-/** Stops a running generation (Esc, or the Stop button). */
-export const stopGeneration = () => busy?.abort();
