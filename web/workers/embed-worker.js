@@ -223,10 +223,16 @@ async function embedTexts(extractor, texts, priority = 'query') {
   const order = rows.map((_, i) => i).sort((a, b) => rows[a].length - rows[b].length);
   const out = new Float32Array(texts.length * DIM);
   const buckets = [];
+  // A query's texts (a quick answer's ~24 sentences) in smaller buckets, about two per session,
+  // so every session (this one and the answer helper) takes a share of them at once.
+  const total = rows.reduce((sum, r) => sum + r.length, 0);
+  const cap = priority === 'query'
+    ? Math.min(BATCH_TOKENS, Math.max(64, Math.ceil(total / (2 * queue.runners.length))))
+    : BATCH_TOKENS;
   for (let start = 0; start < order.length;) {
     let end = start + 1;
     // Sorted ascending, so the row being added is the batch's widest.
-    while (end < order.length && end - start < BATCH && (end - start + 1) * rows[order[end]].length <= BATCH_TOKENS) end++;
+    while (end < order.length && end - start < BATCH && (end - start + 1) * rows[order[end]].length <= cap) end++;
     buckets.push(order.slice(start, end));
     start = end;
   }
