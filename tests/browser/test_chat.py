@@ -288,6 +288,58 @@ def test_grounded_answer_streams_from_llama_server(context, site, guard, proxy):
     assert proxy.posts()[-1]["json"]["messages"] == [{"role": "user", "content": "Say hello."}]
 
 
+# A manual of three sections, each a few distinct facts: ~700 tokens, so it fits the default
+# model context (8,000) whole and not a 500-token one.
+TOPICS = {
+    "Descaling": ["the kettle", "the coffee machine", "the steam iron", "the shower head", "the dishwasher",
+                  "the washing machine", "the humidifier", "the tap aerator"],
+    "Sharpening": ["the chef's knife", "the bread knife", "the scissors", "the lawnmower blade", "the chisel",
+                   "the pruning shears", "the axe", "the plane iron"],
+    "Oiling": ["the hinges", "the bicycle chain", "the sewing machine", "the door lock", "the garden gate",
+               "the window latch", "the drawer runners", "the squeaky chair"],
+}
+MANUAL = {"name": "upkeep.md", "text": "".join(
+    f"## {head}\n\n" + "".join(
+        f"{thing[0].upper()}{thing[1:]} needs {head.lower()} every {n + 2} weeks, using {n + 3} drops "
+        f"of the product the shop calls number {10 * n + len(head)}. " for n, thing in enumerate(things)) + "\n\n"
+    for head, things in TOPICS.items())}
+
+
+def test_summary_written_by_llama_server_gets_the_whole_text_or_the_sections(context, site, guard, proxy):
+    """Fit or map-reduce with a real server: a document within the model context setting goes
+    whole; with a smaller context only the outline's points go; what the model writes is
+    checked sentence by sentence either way."""
+    guard.origins.add(proxy.url)
+    settings = {"transport": "openai", "baseUrl": f"{proxy.url}/v1", "model": "smollm2",
+                "temperature": 0, "maxTokens": 48, "grounded": True}
+    pg = open_chat(context, site, settings, api_key=SERVER_KEY)
+    add_docs(pg, [MANUAL, KETTLE])
+    # each fact by its opening words ("The kettle needs descaling every 2 weeks")
+    facts = [f"{thing[0].upper()}{thing[1:]} needs {head.lower()} every {n + 2} weeks"
+             for head, things in TOPICS.items() for n, thing in enumerate(things)]
+
+    t = ask(pg, "Summarise upkeep.md")
+    assert t["state"] == "done" and t["written"].strip() and t["drafts"] == [], t
+    points = pg.locator("#chat-1 .summary-point .summary-text").all_inner_texts()
+    assert 0 < len(points) < len(facts)
+    system = proxy.posts()[-1]["json"]["messages"][0]["content"]
+    assert all(x in system for x in facts), "the whole text fits: all of it is sent"
+    assert "kettle.md" not in system
+
+    # A 500-token model context: the document no longer fits, so the outline's points are sent.
+    pg.locator("#chat-root .chat-settings summary").click()
+    box = pg.locator("#chat-root [name=fitBudget]")
+    box.fill("500")
+    box.dispatch_event("change")
+    t2 = ask(pg, "Summarise upkeep.md")
+    assert t2["state"] == "done" and t2["written"].strip() and t2["drafts"] == [], t2
+    system2 = proxy.posts()[-1]["json"]["messages"][0]["content"]
+    sent = [x for x in facts if x in system2]
+    assert sent and len(sent) == len(points) < len(facts), (sent, points)
+    assert all(p in system2 for p in points)
+    assert len(system2) < len(system)
+
+
 def test_errors_unreachable_http_status_and_dropped_stream(context, site, guard, proxy, refused_url):
     dead = refused_url  # nothing listens there
     guard.origins.update({dead, proxy.url})

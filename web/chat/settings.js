@@ -20,6 +20,7 @@ export const DEFAULTS = Object.freeze({
   maxTokens: 256,
   budget: null,        // options.budget for retrieval; null: each transport's own (pace.js contextBudget)
   k: 8,                // options.k for retrieval
+  fitBudget: 8000,     // the server model's context (tokens): a document that fits is summarised from its whole text
   grounded: true,      // false: plain chat, no retrieval
 });
 
@@ -48,6 +49,7 @@ export function normalise(raw = {}) {
   s.budget = raw.budget === null || raw.budget === undefined || raw.budget === ''
     ? null : num(raw.budget, DEFAULTS.budget, { min: 50, max: 32000, integer: true });
   s.k = num(raw.k, DEFAULTS.k, { min: 1, max: 50, integer: true });
+  s.fitBudget = num(raw.fitBudget, DEFAULTS.fitBudget, { min: 500, max: 1_000_000, integer: true });
   if (typeof raw.grounded === 'boolean') s.grounded = raw.grounded;
   return s;
 }

@@ -29,6 +29,11 @@ const writer = { api: null, show: (turn) => show(turn), save: () => save() };
 let conversation = newConversation();
 let turnCount = 0; // ids chat-1, chat-2… of the conversation on show
 
+// What a whole-document answer may send a model (Python's fit or map-reduce): the server's
+// context as set, or the in-page model's small budget.
+const fitBudget = (s) => (s.transport === 'openai' ? s.fitBudget
+  : contextBudget(s.transport, { threads: engineInfo().threads, budget: s.budget }));
+
 // --- turns ------------------------------------------------------------------------------------
 
 function openSource(turn, n, sentence) {
@@ -84,7 +89,7 @@ async function ask(question) {
     // The retrieval budget each model can take (chat/pace.js): small for the in-page model.
     // Only what the model reads shrinks (model_budget); the quick answer uses the whole context.
     const budget = contextBudget(s.transport, { threads: engineInfo().threads, budget: s.budget });
-    const options = { history, k: s.k, model_budget: budget };
+    const options = { history, k: s.k, model_budget: budget, fit_budget: fitBudget(s) };
     const remote = usingRemote(); // remote.js sends only the questions, k and the budget
     const filters = remote ? {} : currentFilters();
     if (Object.keys(filters).length) options.filters = filters;
@@ -128,7 +133,7 @@ async function summariseDocuments(docs) {
   turn.li.scrollIntoView({ block: 'nearest' });
   turn.t0 = performance.now();
   try {
-    const answer = await api.summarise(docs.map((d) => d.id));
+    const answer = await api.summarise(docs.map((d) => d.id), { fit_budget: fitBudget(currentSettings()) });
     if (answer?.error) throw answer.error;
     record.answer = keptAnswer(answer);
     record.timings.sources = Math.round(performance.now() - turn.t0);

@@ -36,12 +36,14 @@ export function mountSettings(where, onChange = () => {}) {
   const maxTokens = h('input', { name: 'maxTokens', type: 'number', min: 1, max: 8192, step: 1 });
   const budget = h('input', { name: 'budget', type: 'number', min: 50, max: 32000, step: 50 });
   const k = h('input', { name: 'k', type: 'number', min: 1, max: 50, step: 1 });
+  const fitBudget = h('input', { name: 'fitBudget', type: 'number', min: 500, max: 1_000_000, step: 500 });
   const grounded = h('input', { type: 'checkbox', name: 'grounded' });
   const serverFields = h('fieldset', { class: 'chat-server' },
     h('legend', { text: 'Server' }),
     field('Base URL', baseUrl, 'Requests go to <base URL>/chat/completions.'),
     field('Model', model),
-    field('API key', apiKey, 'Kept in this browser only (localStorage); sent only to this server.'));
+    field('API key', apiKey, 'Kept in this browser only (localStorage); sent only to this server.'),
+    field('Model context (tokens)', fitBudget, `Summaries: a document that fits is sent whole, a longer one as its section summaries. Default ${DEFAULTS.fitBudget}.`));
   const form = h('form', { class: 'chat-settings-form' },
     field('Model', transportSelect),
     serverFields,
@@ -70,6 +72,7 @@ export function mountSettings(where, onChange = () => {}) {
     budget.value = settings.budget === null ? '' : String(settings.budget);
     budget.placeholder = `automatic: ${contextBudget(settings.transport, { threads: engineInfo().threads })}`;
     k.value = String(settings.k);
+    fitBudget.value = String(settings.fitBudget);
     grounded.checked = settings.grounded;
     serverFields.hidden = settings.transport !== 'openai';
     showEngine();
@@ -84,6 +87,7 @@ export function mountSettings(where, onChange = () => {}) {
       maxTokens: maxTokens.value,
       budget: budget.value,
       k: k.value,
+      fitBudget: fitBudget.value,
       grounded: grounded.checked,
     });
     saveApiKey(apiKey.value);
