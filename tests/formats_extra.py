@@ -138,6 +138,22 @@ def headed_pdf() -> bytes:
     return bytes(pdf.output())
 
 
+def wrapped_heading_pdf() -> bytes:
+    """No bookmarks: a 16 pt heading wrapped onto two lines, then another on one line."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    for head, body, width in (("Effects of winter storms on the nesting colonies",
+                               "The storms of January flooded the lower burrows. ", 70),
+                              ("Counts", "Four hundred pairs nested on the cliffs. ", 0)):
+        pdf.set_font("Helvetica", "B", size=16)
+        pdf.multi_cell(width, 8, head, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=11)
+        pdf.multi_cell(0, 6, body * 6, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
 def formatted_million_cells() -> bytes:
     """A 1,000,000-cell sheet as spreadsheets often are: a small table (rows 1-21) and then a
     formatted but empty range down to row 100,000 (10 columns), each cell stored with its style."""

@@ -81,3 +81,24 @@ def test_font_outline_is_a_pure_decision_on_runs():
     toc = [("Contents\n", 18.0), ("1 Methods . . . . . . . . 3\n", 14.0), ("B\n", 14.0), body, body]
     assert font_outline([toc]) == [(1, "Contents", 1)]  # no entry with dot leaders, no lone letter
     assert font_outline([[("A paragraph set large " * 6 + "\n", 16.0), body, body]]) == []  # too long
+
+
+def test_a_heading_wrapped_onto_two_lines_is_one_title():
+    from readingroom.extract.pdffonts import font_outline
+
+    body = ("Plain words of the body, set at the usual size of the text.\n", 10.0)
+    wrapped = [("Effects of winter storms on the\n", 16.0), ("nesting colonies\n", 16.0), body, body]
+    assert font_outline([wrapped]) == [(1, "Effects of winter storms on the nesting colonies", 1)]
+    # two headings one under the other stay two: the second numbered, or the first a sentence
+    numbered = [("Results\n", 16.0), ("2 Methods\n", 16.0), body, body]
+    assert font_outline([numbered]) == [(1, "Results", 1), (1, "2 Methods", 1)]
+    ended = [("What we found.\n", 16.0), ("Gulls\n", 16.0), body, body]
+    assert font_outline([ended]) == [(1, "What we found.", 1), (1, "Gulls", 1)]
+
+
+def test_a_wrapped_heading_in_a_pdf_heads_its_section_once():
+    doc = extract("storms.pdf", formats_extra.wrapped_heading_pdf())
+    paths = [s.heading_path for s in doc.sections]
+    assert paths == [("Effects of winter storms on the nesting colonies",), ("Counts",)], paths
+    assert "The storms of January flooded" in doc.sections[0].text
+    assert "Four hundred pairs" in doc.sections[1].text

@@ -110,6 +110,11 @@ def test_a_pdf_without_an_outline_is_titled_by_font_size_in_the_page_as_natively
                                                        "Puffins", "Burrows"]
     assert [(" ".join(c["text"].split()), c["heading_path"]) for c in chunks] == [
         (" ".join(c.text.split()), list(c.heading_path)) for c in native]
+    # a heading wrapped onto two lines is one title in pdf.js's runs too
+    data = formats_extra.wrapped_heading_pdf()
+    _drop(pg, [("storms.pdf", data)])
+    chunks = _chunks_of(pg, "storms.pdf", "cliffs")
+    assert [c["heading_path"] for c in chunks] == [["Effects of winter storms on the nesting colonies"], ["Counts"]]
 
 
 def test_scans_and_pictures_are_read_by_ocr_in_the_page(shared):

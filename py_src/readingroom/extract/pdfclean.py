@@ -142,6 +142,22 @@ def join_split_ligatures(texts: list[str]) -> list[str]:
     return [_SPLIT.sub(join, t) for t in texts]
 
 
+def _find_title(lines: list[str], at: int, want: str) -> int | None:
+    """The first line from ``at`` that holds the title (after a number or so), or starts it
+    when the title is wrapped onto the next line too."""
+    if not want:
+        return None
+    def holds(text: str) -> bool:
+        got = _norm(text)
+        return got.endswith(want) and len(got) <= len(want) + 12
+
+    for i in range(at, len(lines)):
+        if holds(lines[i]) or (i + 1 < len(lines) and not holds(lines[i + 1])
+                               and holds(f"{lines[i]} {lines[i + 1]}")):
+            return i
+    return None
+
+
 def _sections(texts: list[str], outline: list[tuple[int, str, int]], scanned: set[int]) -> list[Section]:
     """Each page cut where its bookmarks' titles appear; every piece has the heading path
     of the last bookmark before it."""
@@ -157,8 +173,7 @@ def _sections(texts: list[str], outline: list[tuple[int, str, int]], scanned: se
         at = 0
         for level, title in marks.get(number, []):
             want = _norm(title)
-            found = next((i for i in range(at, len(lines)) if want and _norm(lines[i]).endswith(want)
-                          and len(_norm(lines[i])) <= len(want) + 12), None)
+            found = _find_title(lines, at, want)
             cuts.append((found if found is not None else at, level, title))
             at = found if found is not None else at
         bounds = [0] + [c[0] for c in cuts] + [len(lines)]

@@ -5,7 +5,9 @@ text as runs ``(text, font height)``, a run's text possibly holding line ends. A
 clearly larger font than the body (the size most of the document's letters have), short, with
 two letters at least (an index's "A" is no heading), not a table of contents' entry (dot leaders) and not repeated on many pages,
 is a heading; its level is the rank
-of its size among the heading sizes (largest first). The result has the outline's shape,
+of its size among the heading sizes (largest first). A heading wrapped onto two lines (the next
+line in the same size, not a numbered heading of its own, the first not ending a sentence) is
+one title. The result has the outline's shape,
 ``(level, title, page)``, so ``pdfclean`` cuts the pages at those titles as at bookmarks.
 """
 
@@ -19,6 +21,8 @@ MAX_CHARS = 90  # a longer line is a paragraph set large, not a heading
 MAX_LEVELS = 3
 _LETTERS = re.compile(r"[^\W\d_]")
 _LEADER = re.compile(r"(?:\s?\.){4,}")  # a table of contents' entry ("2 Methods . . . . 8"), set large
+_ENDS = re.compile(r"[.!?:;]$")
+_NUMBERED = re.compile(r"(?:\d+(?:\.\d+)*[.)]?|[IVX]+[.)]|[A-Z][.)])\s")  # "2.1 Data", "IV. Results", "B) Notes"
 
 
 def lines(runs: list[tuple[str, float]]) -> list[tuple[str, float]]:
@@ -42,6 +46,21 @@ def _size(height: float) -> float:
     return round(height * 2) / 2  # half-point steps: the same size read twice may differ a little
 
 
+def _joined(lines: list[tuple[int, int, str, float]]) -> list[tuple[int, str, float]]:
+    """(page, title, size): a candidate line and the next, on the same page and in the same size,
+    are one wrapped title unless the first ends a sentence or the second is numbered ("2.1 Data")."""
+    out: list[tuple[int, int, str, float]] = []
+    for n, i, text, size in lines:
+        if out:
+            pn, pi, ptext, psize = out[-1]
+            if (pn, pi + 1, psize) == (n, i, size) and not _ENDS.search(ptext) and not _NUMBERED.match(text) \
+                    and len(ptext) + len(text) < MAX_CHARS * 1.5:
+                out[-1] = (n, i, f"{ptext} {text}", size)
+                continue
+        out.append((n, i, text, size))
+    return [(n, text, size) for n, _i, text, size in out]
+
+
 def font_outline(pages: list[list[tuple[str, float]]]) -> list[tuple[int, str, int]]:
     """(level, title, 1-based page) for the lines set clearly larger than the body."""
     per_page = [lines(runs) for runs in pages]
@@ -53,9 +72,10 @@ def font_outline(pages: list[list[tuple[str, float]]]) -> list[tuple[int, str, i
     if not letters:
         return []
     body = letters.most_common(1)[0][0]
-    candidates = [(n, text, _size(size)) for n, page in enumerate(per_page, start=1) for text, size in page
-                  if _size(size) >= body * LARGER and len(text) <= MAX_CHARS and len(_LETTERS.findall(text)) >= 2
-                  and not _LEADER.search(text)]
+    candidates = _joined([(n, i, text, _size(size)) for n, page in enumerate(per_page, start=1)
+                          for i, (text, size) in enumerate(page)
+                          if _size(size) >= body * LARGER and len(text) <= MAX_CHARS
+                          and len(_LETTERS.findall(text)) >= 2 and not _LEADER.search(text)])
     repeated = Counter(text.lower() for _n, text, _s in candidates)
     need = 3 if len(pages) > 4 else len(pages) + 1  # a running head in large type is no heading
     candidates = [c for c in candidates if repeated[c[1].lower()] < need]
