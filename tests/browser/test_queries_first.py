@@ -38,3 +38,17 @@ def test_a_search_during_a_long_import_is_answered_before_the_import_ends(page):
     assert stored["kettle.md"] == 1
     added = [d["name"] for d in report["documents"] if d["status"] == "added"]
     assert set(stored) == {"kettle.md", *added}
+
+
+def test_a_ready_page_answers_with_two_model_sessions_and_ingests_on_none_yet(page):
+    """Once the page is ready, the embedder adds a second session for answers (a quick answer's
+    sentences are embedded on both cores; one session on a one-core machine); no ingestion
+    session starts before documents come."""
+    wait_until(page, """async () => { const e = (await window.readingroom.status()).embedder;
+        const want = Math.min(2, navigator.hardwareConcurrency || 1);
+        return e?.answerWorkers === want && e.ingestWorkers === 0 && e.workersRunning === want; }""")
+    page.evaluate("(docs) => window.readingroom.addDocuments(docs)",
+                  [{"name": "kettle.md", "text": "# Kettle\n\nThe kettle is descaled every month with citric acid. "
+                    "Descaling takes ten minutes and the first boil afterwards is poured away."}])
+    got = page.evaluate("() => window.readingroom.ask('How often is the kettle descaled?')")
+    assert "descaled every month" in got["quick"][0]["text"], got

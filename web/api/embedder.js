@@ -119,6 +119,18 @@ export function embedderReady(info, generation) {
   host.state.embedderError = null;
   view.setStep('model', 'done', `${info.model}, ${(info.loadMs / 1000).toFixed(1)} s`);
   startHeartbeat(generation);
+  if (answerHelperWanted) startAnswerHelper(); // a restarted embedder, after the page was ready
+}
+
+let answerHelperWanted = false;
+
+/**
+ * The embedder's second model session, so a quick answer's sentences are embedded on both cores
+ * (embed-worker.js addHelpers): asked for once the page is ready, never during its start-up.
+ */
+export function startAnswerHelper() {
+  answerHelperWanted = true;
+  embedding.call?.('answerHelper').catch(() => {});
 }
 
 /**

@@ -70,7 +70,9 @@ import {
   libraryOpen, libraryReady, mark, pageTimes, publicStatus, refreshDocuments, retrieval, showState, started,
   state, worker,
 } from './core.js';
-import { bindEmbedder, embedderFailedToLoad, embedderReady, embedding, spawnEmbedder } from './embedder.js';
+import {
+  bindEmbedder, embedderFailedToLoad, embedderReady, embedding, spawnEmbedder, startAnswerHelper,
+} from './embedder.js';
 import { cancelReading, readDocuments } from './files.js';
 import {
   downloadLibrary, exportLibrary, importIndex, importMessage, openBundle,
@@ -212,6 +214,7 @@ async function boot() {
   mark('ready');
   view.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);
   showState();
+  startAnswerHelper();
   if (state.storage === 'opfs') {
     // Ask the browser not to evict the library under storage pressure (it may say no).
     state.persisted = (await navigator.storage.persisted?.().catch(() => false))

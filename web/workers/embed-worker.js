@@ -41,8 +41,8 @@ const wasm = env.backends.onnx.wasm;
 if (!wasm.wasmPaths || typeof wasm.wasmPaths !== 'object') wasm.wasmPaths = {};
 wasm.wasmPaths.mjs = new URL('ort-wasm-simd-threaded.mjs', vendor).href;
 wasm.wasmPaths.wasm = new URL('ort-wasm-simd-threaded.wasm', vendor).href;
-// Both cores: two embedding workers of one thread each (this one, and a helper it starts once its
-// model is warm: see addHelpers), taking buckets from one queue. Measured in the page against one
+// Both cores: two embedding workers of one thread each (this one, and a helper it starts once the
+// page is ready: see addHelpers), taking buckets from one queue. Measured in the page against one
 // worker with onnxruntime-web's threads set to both cores (bench embedding, interleaved, on this
 // shared 2-core machine, two runs at load 11-23): 1 worker x 2 threads 1.24 and 1.14 chunks/s,
 // 2 workers x 1 thread 2.05 and 2.11, 1 worker x 1 thread 1.85 and 2.15 (p50 of 4 rounds each); on a
@@ -158,8 +158,8 @@ function spawnRunner(kind) {
   return workerRunner(queue, new URL(import.meta.url), kind, name);
 }
 
-// The helpers: wasm workers of one session each. One starts as soon as this worker's model is
-// warm, for answers: a quick answer embeds the question with its ~24 candidate sentences (about
+// The helpers: wasm workers of one session each. One starts when the page says it is ready (op
+// answerHelper; before that it would slow the page's start-up by ~0.7 s), for answers: a quick answer embeds the question with its ~24 candidate sentences (about
 // nine tenths of its time in the page, single-threaded), and the queue splits those length buckets
 // between both sessions, so both cores work on it. The rest start on the first ingestion work
 // unless ingestion runs on WebGPU: WORKERS helpers ingest beside this query session (the answer
@@ -245,7 +245,6 @@ async function embedTexts(extractor, texts, priority = 'query') {
 
 const loaded = load();
 loaded.catch(() => {}); // reported through 'start'; avoid an unhandled-rejection warning
-loaded.then(() => addHelpers(1), () => {}); // the answer helper (see addHelpers)
 
 function asStrings(texts) {
   if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) {
@@ -333,6 +332,12 @@ rpcServe(self, {
   fault: ({ failAtBatch, skew }) => {
     if (failAtBatch !== undefined) faults.failAt = failAtBatch ? faults.batches + Number(failAtBatch) : 0;
     if (skew !== undefined) faults.skew = Boolean(skew);
+    return true;
+  },
+  /** Starts the answer helper (see addHelpers); the page calls it once it is ready. */
+  answerHelper: async () => {
+    await loaded;
+    addHelpers(1);
     return true;
   },
   /** Decides ingestion's backend now (as its first work would); resolves with the outcome. */
