@@ -126,8 +126,9 @@ async function embedBatch(extractor, texts) {
 // or more workers, ingestion gets helper workers of its own (as many as WORKERS) and this
 // worker's session is kept for queries once one of them is up: a third model session in memory
 // while documents are added (measured in the closing note of issue 24); a page that only searches
-// has two (this one and the answer helper). A worker named `queryWorker=off` (the page's `?queryworker=off`, for comparisons)
-// keeps the old split: this session ingests too, beside one helper.
+// has two (this one and the answer helper). A worker named `queryWorker=off` (the page's
+// `?queryworker=off`, for comparisons) keeps the old split: this session ingests too, beside one
+// helper.
 const QUERY_WORKER = !/\bqueryWorker=off\b/.test(self.name ?? '');
 const queue = jobQueue();
 const gpuActive = () => queue.runners.some((r) => r.name === 'webgpu');
@@ -159,8 +160,9 @@ function spawnRunner(kind) {
 }
 
 // The helpers: wasm workers of one session each. One starts when the page says it is ready (op
-// answerHelper; before that it would slow the page's start-up by ~0.7 s), for answers: a quick answer embeds the question with its ~24 candidate sentences (about
-// nine tenths of its time in the page, single-threaded), and the queue splits those length buckets
+// answerHelper; before that it would slow the page's start-up by ~0.7 s), for answers: a quick
+// answer embeds the question with its ~24 candidate sentences (about nine tenths of its time in
+// the page, single-threaded), and the queue splits those length buckets
 // between both sessions, so both cores work on it. The rest start on the first ingestion work
 // unless ingestion runs on WebGPU: WORKERS helpers ingest beside this query session (the answer
 // helper among them), or one beside it with `queryWorker=off`. If one fails to load or dies, its

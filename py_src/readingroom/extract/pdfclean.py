@@ -147,6 +147,7 @@ def _find_title(lines: list[str], at: int, want: str) -> int | None:
     when the title is wrapped onto the next line too."""
     if not want:
         return None
+
     def holds(text: str) -> bool:
         got = _norm(text)
         return got.endswith(want) and len(got) <= len(want) + 12
