@@ -97,7 +97,8 @@ def test_open_index_file_button_imports_with_a_progress_bar_and_flags_another_mo
     assert any("MB" in s["text"] for s in shown), seen
     assert seen[-1]["hidden"] and page.locator("#import").is_hidden()
     assert page.locator("#mismatch").is_hidden()
-    rows = page.locator("#document-list .doc-row .name").all_inner_texts()
+    # textContent: rows off-screen are not laid out (content-visibility), so their innerText is empty
+    rows = page.locator("#document-list .doc-row .name").all_text_contents()
     assert sorted(os.path.basename(n) for n in rows) == ["bees.txt", "ferry.md"]  # the CLI names files by path
     r = BrowserDriver(page).query("when does the ferry leave")
     assert r["reason"] is None and r["results"][0]["doc_name"].endswith("/ferry.md")

@@ -47,7 +47,7 @@ def test_a_large_library_shows_a_few_hundred_rows_and_the_filter_reaches_the_res
     # The filter finds a document past the first 300 rows; a filter matching nothing says so.
     page.fill("#doc-filter", "log-0317")
     page.wait_for_function("() => document.querySelectorAll('#document-list .doc-row').length === 1")
-    assert page.locator("#document-list .doc-row .name").inner_text() == "log-0317.txt"
+    assert page.locator("#document-list .doc-row .name").text_content() == "log-0317.txt"
     page.fill("#doc-filter", "no-such-name")
     page.wait_for_function("() => /No document matches/.test(document.getElementById('document-list').textContent)")
     assert rows(page) == 0
