@@ -721,7 +721,7 @@ class LibraryStates(RuleBasedStateMachine):
                                      "WHERE NOT c.embedded")}
         else:
             assert s["pending"] is None
-        if not self.model.mismatch:
+        if not self.model.mismatch and self.lib.index.sql.IN_MEMORY_VECTORS:
             m = self.lib.index.vector_matrix()
             assert m is not None and sorted(m.ids.tolist()) == sorted(set(self.chunk_ids()) - pending)
 

@@ -6,7 +6,9 @@ above the seam. Differences: a chunk's vector (``vector(dim)``, HNSW on cosine) 
 words (``tsvector``, GIN) live in its row, so one statement writes or deletes all three and
 no trigger is needed; the ``tsvector`` is made in Python with FTS5's tokens and stems
 (``syntax.tsvector_literal``) so both stores match the same chunks. Parameters are
-psycopg's ``%s``; ``{where}`` fragments come from ``filters.where`` (fixed text only).
+psycopg's ``%s``; ``{where}`` fragments come from ``filters.where`` (fixed text only). The
+statements that are the same SQL on both stores are not repeated here: they are sql.py's, with
+psycopg's placeholders (``_same``).
 """
 
 from __future__ import annotations
@@ -16,8 +18,25 @@ from typing import Any
 
 import numpy as np
 
-from .. import syntax
+from .. import sql as _sqlite, syntax
 from ..sql import ROWID_MAX, ROWID_MIN, SCHEMA_VERSION, is_rowid  # noqa: F401 - the same ids
+
+
+def _same(statement: str) -> str:
+    """A statement both dialects read alike, written once in sql.py, with psycopg's placeholders."""
+    if "%" in statement or "'" in statement:  # a literal could hold a "?" that is no placeholder
+        raise ValueError(f"not a plain statement: {statement!r}")
+    return statement.replace("?", "%s")
+
+
+# The statements that are the same SQL on both stores (only the placeholders differ).
+GET_META, DELETE_META, GET_META_KEY = map(_same, (_sqlite.GET_META, _sqlite.DELETE_META, _sqlite.GET_META_KEY))
+DOC_BY_NAME, DOC_CHUNK_IDS, DOC_TITLES, SET_DOC_SOURCE = map(_same, (
+    _sqlite.DOC_BY_NAME, _sqlite.DOC_CHUNK_IDS, _sqlite.DOC_TITLES, _sqlite.SET_DOC_SOURCE))
+DELETE_DOC_CHUNKS, DELETE_DOC_TAGS, DELETE_DOC = map(_same, (
+    _sqlite.DELETE_DOC_CHUNKS, _sqlite.DELETE_DOC_TAGS, _sqlite.DELETE_DOC))
+LIST_DOCS, COUNTS, HAS_CHUNKS = map(_same, (_sqlite.LIST_DOCS, _sqlite.COUNTS, _sqlite.HAS_CHUNKS))
+ALLOWED, COUNT_ALLOWED = map(_same, (_sqlite.ALLOWED, _sqlite.COUNT_ALLOWED))  # {where}: filters.where
 
 NAME = "postgres"
 # The vector leg is Postgres's (HNSW). The words are ranked by BM25 in Python (bm25.py, as for
@@ -127,35 +146,18 @@ ORDER BY d.name, c.idx
 """
 
 # -- provenance --------------------------------------------------------------------------
-GET_META = "SELECT key, value FROM meta"
 SET_META = "INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
-DELETE_META = "DELETE FROM meta WHERE key = %s"
-GET_META_KEY = "SELECT value FROM meta WHERE key = %s"
 
 # -- documents ---------------------------------------------------------------------------
-DOC_BY_NAME = "SELECT id, content_hash, source_type FROM documents WHERE name = %s"
 # Summaries are not kept on Postgres: summarise/stored.py computes them on demand from the
 # chunks and vectors (a shared library's documents are added elsewhere, by other versions).
 SUMMARY_TABLE = GET_SUMMARY = SET_SUMMARY = DELETE_DOC_SUMMARY = DELETE_SUMMARIES = None
-DOC_CHUNK_IDS = "SELECT id FROM chunks WHERE doc_id = %s ORDER BY idx"
-DOC_TITLES = "SELECT doc_id, heading_path FROM chunks WHERE idx = 0"
-SET_DOC_SOURCE = "UPDATE documents SET source_type = %s WHERE id = %s"
 INSERT_DOC = """
 INSERT INTO documents(name, doc_type, content_hash, size, added_at, source_type, date, meta)
 VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb) RETURNING id
 """
 INSERT_TAG = "INSERT INTO doc_tags(doc_id, tag) VALUES (%s, %s) ON CONFLICT DO NOTHING"
-DELETE_DOC_CHUNKS = "DELETE FROM chunks WHERE doc_id = %s"
-DELETE_DOC_TAGS = "DELETE FROM doc_tags WHERE doc_id = %s"
-DELETE_DOC = "DELETE FROM documents WHERE id = %s"
 DOC_EXISTS = "SELECT 1 FROM documents WHERE id = %s"
-LIST_DOCS = """
-SELECT d.id, d.name, d.doc_type, d.size, d.added_at, d.content_hash,
-       (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) AS chunks
-FROM documents d ORDER BY d.name
-"""
-COUNTS = "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)"
-HAS_CHUNKS = "SELECT EXISTS (SELECT 1 FROM chunks)"
 DATA_VERSION = "SELECT coalesce((SELECT value FROM meta WHERE key = 'data_version'), '0')"
 INTEGRITY = """
 SELECT CASE WHEN count(*) = 0 THEN 'ok' ELSE count(*) || ' chunks whose vector and embedded flag disagree' END
@@ -221,8 +223,6 @@ ORDER BY n.idx
 """
 
 # -- candidates (store/postgres.py runs these with hnsw.ef_search set for the query) --------
-ALLOWED = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {where}"
-COUNT_ALLOWED = "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {where}"
 COUNT_CHUNKS = "SELECT count(*) FROM chunks"
 # The nearest chunks by cosine distance; {where} may be TRUE. The inner query is what the HNSW
 # index answers (with iterative scans, in a relaxed order); the outer one puts it in order.
