@@ -52,3 +52,26 @@ def test_a_ready_page_answers_with_two_model_sessions_and_ingests_on_none_yet(pa
                     "Descaling takes ten minutes and the first boil afterwards is poured away."}])
     got = page.evaluate("() => window.readingroom.ask('How often is the kettle descaled?')")
     assert "descaled every month" in got["quick"][0]["text"], got
+
+
+def test_an_answer_helper_that_crashes_is_replaced_and_answers_go_on(page):
+    """The second model session dies (an error in its worker): its work goes back to the queue,
+    status() says what happened, a new helper takes its place, and answers still come. (One
+    core: there is no helper to lose, and the page says so.)"""
+    sessions = """async () => { const e = (await window.readingroom.status()).embedder;
+        const want = Math.min(2, navigator.hardwareConcurrency || 1);
+        return e?.answerWorkers === want && e.workersRunning === want; }"""
+    wait_until(page, sessions)
+    helper = page.evaluate("() => Math.min(2, navigator.hardwareConcurrency || 1) === 2")
+    page.evaluate("(docs) => window.readingroom.addDocuments(docs)",
+                  [{"name": "kettle.md", "text": "# Kettle\n\nThe kettle is descaled every month with citric acid."}])
+    assert page.evaluate("() => window.readingroom.debug.crashEmbedHelper()") is helper
+    # Asked while the helper dies: the answer still comes, from the session left.
+    got = page.evaluate("() => window.readingroom.ask('How often is the kettle descaled?')")
+    assert "descaled every month" in got["quick"][0]["text"], got
+    if helper:
+        wait_until(page, """async () => /helper embedding worker stopped \\(.*crashed on purpose.*\\); a new one is starting/
+            .test((await window.readingroom.status()).embedder?.threadNote ?? '')""")
+        wait_until(page, sessions)  # replaced
+    got = page.evaluate("() => window.readingroom.ask('What is the kettle descaled with?')")
+    assert "citric acid" in got["quick"][0]["text"], got

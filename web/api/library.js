@@ -50,6 +50,7 @@
 //                        {atBackgroundBatch: n}: it ends itself when ingestion's n-th batch from now arrives
 //       chooseEmbedBackend({fault}) -> status().embedder.webgpu once ingestion's backend is decided
 //                        (WebGPU after its agreement check, or wasm); fault: {failAtBatch: n} | {skew: true}
+//       crashEmbedHelper() the embedding worker's helper session crashes; a new one takes its place
 //       memory()         -> {heapBytes, pythonObjects, sqliteHeapBytes} of the retrieval worker
 //       exportDatabase() -> Uint8Array, the library's database file as stored
 //
@@ -199,6 +200,12 @@ const debug = Object.freeze({
   chooseEmbedBackend: async ({ fault } = {}) => {
     await ready;
     return embedding.call('chooseBackend', { fault });
+  },
+  /** Makes the answer helper (the embedding worker's second model session) crash, as an error
+   * in its worker would; the embedding worker starts a new one. false: there is none now. */
+  crashEmbedHelper: async () => {
+    await ready;
+    return embedding.call('crashHelper');
   },
   /** The retrieval worker's memory: {heapBytes (Pyodide's wasm heap), pythonObjects (live, after gc), sqliteHeapBytes}. */
   memory: async () => {

@@ -165,22 +165,36 @@ function spawnRunner(kind) {
 // the page, single-threaded), and the queue splits those length buckets
 // between both sessions, so both cores work on it. The rest start on the first ingestion work
 // unless ingestion runs on WebGPU: WORKERS helpers ingest beside this query session (the answer
-// helper among them), or one beside it with `queryWorker=off`. If one fails to load or dies, its
-// job goes back to the queue and the others (this worker last) carry on, and status() says so.
-const helper = { note: '', started: 0 };
+// helper among them), or one beside it with `queryWorker=off`. If one dies after it was up, its
+// job goes back to the queue, the others (this worker last) carry on, and a new helper takes its
+// place (at most HELPER_RESTARTS times a page: a helper that keeps dying is left dead); one that
+// fails to load is not tried again. status() says so.
+const helper = { note: '', started: 0, wanted: 0, restarts: 0 };
 const HELPERS = QUERY_WORKER ? WORKERS : WORKERS - 1;
+const HELPER_RESTARTS = 2;
 
 function addHelpers(count) {
   if (WORKERS < 2 || BACKEND !== 'wasm') return;
-  for (; helper.started < count; helper.started++) {
+  helper.wanted = Math.max(helper.wanted, count);
+  for (; helper.started < helper.wanted; helper.started++) {
     const runner = spawnRunner('helper');
     runner.background = () => ingestOnWasm;
+    let up = false;
     runner.onStop = (why) => {
+      const again = up && helper.restarts < HELPER_RESTARTS;
       const other = queue.runners.some((r) => r.name === 'helper' && r !== runner);
-      helper.note = `a helper embedding worker stopped (${why}); ${other ? 'the other' : 'the query worker'} embeds`;
+      helper.note = `a helper embedding worker stopped (${why}); `
+        + (again ? 'a new one is starting' : `${other ? 'the other' : 'the query worker'} embeds`);
       console.warn('Reading Room:', helper.note);
+      if (!again) return;
+      helper.restarts++;
+      helper.started--;
+      queueMicrotask(() => addHelpers(helper.wanted)); // after the queue has let this one go
     };
-    runner.started.then(() => queue.add(runner), () => {});
+    runner.started.then(() => {
+      up = true;
+      queue.add(runner);
+    }, () => {});
   }
 }
 
@@ -228,8 +242,9 @@ async function embedTexts(extractor, texts, priority = 'query') {
   // A query's texts (a quick answer's ~24 sentences) in smaller buckets, about two per session,
   // so every session (this one and the answer helper) takes a share of them at once.
   const total = rows.reduce((sum, r) => sum + r.length, 0);
+  const sessions = queue.runners.filter((r) => r.queries !== false).length || 1; // WebGPU takes no queries
   const cap = priority === 'query'
-    ? Math.min(BATCH_TOKENS, Math.max(64, Math.ceil(total / (2 * queue.runners.length))))
+    ? Math.min(BATCH_TOKENS, Math.max(64, Math.ceil(total / (2 * sessions))))
     : BATCH_TOKENS;
   for (let start = 0; start < order.length;) {
     let end = start + 1;
@@ -326,6 +341,17 @@ async function embedTokenRows({ rows }) {
 const portHandlers = { embed, embedBackground, countTokens };
 rpcServe(self, {
   start,
+  /** Tests: the answer helper throws outside any call, as a crash in its worker would. */
+  crashHelper: async () => {
+    const runner = queue.runners.find((r) => r.name === 'helper');
+    if (!runner) return false;
+    await runner.call('crash');
+    return true;
+  },
+  crash: () => {
+    setTimeout(() => { throw new Error('crashed on purpose (debug.crashEmbedHelper)'); });
+    return true;
+  },
   dieAtBackgroundBatch: ({ n }) => {
     dieAtBackgroundBatch = backgroundBatches + Number(n);
     return true;
