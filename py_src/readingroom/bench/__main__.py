@@ -67,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     lat.add_argument("--startup-only", action="store_true", help="only cold first visit and warm reload")
     lat.add_argument("--startup-reps", type=int, default=1, help="cold+warm visits (medians reported)")
     lat.add_argument("--no-startup", action="store_true", help="only the index sizes (no cold/warm visits)")
+    lat.add_argument("--corpus", choices=["repeated", "natural"], default="repeated",
+                     help="repeated: SciFact copied to each size; natural: generated passages with natural "
+                          "term statistics, calibrated on SciFact (bench/natural.py)")
     ing = sub.add_parser("ingest", help="chunks/s in the browser and natively")
     ing.add_argument("--docs", type=int, default=200, help="SciFact abstracts to add (one document each)")
     ing.add_argument("--pdf-pages", type=int, default=200, help="pages of the generated PDF (0: none)")
@@ -171,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
 
         sizes = [] if args.startup_only else (args.chunks or [20_000, 100_000])
         results["latency"] = latency.run(ds, sizes, args.queries, rebuild, args.startup_reps,
-                                         with_startup=not args.no_startup)
+                                         with_startup=not args.no_startup, corpus=args.corpus)
     elif args.cmd == "ingest":
         from . import ingest
 

@@ -7,6 +7,7 @@ import time
 from . import browser as bb
 from .beir import Dataset
 from .corpus import scaled_index
+from .natural import natural_index, source_chunks, term_stats
 from .quality import build_index, cache_dir
 from .stats import load_average, summary
 
@@ -181,18 +182,29 @@ def measure_size(browser, url: str, idx, queries: list[str]) -> dict:
 
 
 def run(ds: Dataset, sizes: list[int], n_queries: int = 120, rebuild: bool = True,
-        startup_reps: int = 1, with_startup: bool = True) -> dict:
+        startup_reps: int = 1, with_startup: bool = True, corpus: str = "repeated") -> dict:
+    """``corpus``: "repeated" (SciFact copied to each size, corpus.py) or "natural" (generated
+    passages with natural term statistics, natural.py; their postings are reported too)."""
     source, _ = build_index(ds)
     queries = list(ds.queries.values())[:n_queries]
     warmup = min(10, len(queries) // 2)
-    out: dict = {"queries": len(queries) - warmup, "warmup": warmup, "sizes": {}}
+    out: dict = {"queries": len(queries) - warmup, "warmup": warmup, "corpus": corpus, "sizes": {}}
     with bb.session(rebuild) as (browser, url):
         if with_startup:
             out["startup_ms"], out["startup_phases"] = startup(browser, url, startup_reps)
         out["snapshot"] = bool(_manifest().get("pyodide_snapshot"))
         for n in sizes:
-            idx = scaled_index(source, n, cache_dir() / f"{source.stem}-x{n}.sqlite")
-            out["sizes"][str(n)] = measure_size(browser, url, idx, queries)
+            if corpus == "natural":
+                t0 = time.perf_counter()
+                idx = natural_index(source, n, cache_dir() / f"{source.stem}-natural{n}.sqlite")
+                built_s = round(time.perf_counter() - t0, 1)
+                stats = term_stats(idx, queries, source, n / source_chunks(source))
+                print(f"natural corpus of {n} chunks: {built_s} s (0: cached), {stats}", flush=True)
+                out["sizes"][str(n)] = {"corpus_build_s": built_s, "terms": stats,
+                                        **measure_size(browser, url, idx, queries)}
+            else:
+                idx = scaled_index(source, n, cache_dir() / f"{source.stem}-x{n}.sqlite")
+                out["sizes"][str(n)] = measure_size(browser, url, idx, queries)
     return out
 
 
