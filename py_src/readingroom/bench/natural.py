@@ -51,9 +51,10 @@ def calibrate(texts: list[str]) -> dict:
     counts: dict[str, int] = {}
     tokens, growth = 0, []
     for text in texts:
-        for w in words(text):
+        ws = words(text)
+        for w in ws:
             counts[w] = counts.get(w, 0) + 1
-        tokens += len(words(text))
+        tokens += len(ws)
         growth.append((tokens, len(counts)))
     ranked = sorted(counts, key=lambda w: (-counts[w], w))
     freq = np.array([counts[w] for w in ranked], dtype=np.float64)
