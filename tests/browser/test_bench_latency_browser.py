@@ -16,6 +16,10 @@ def test_latency_imports_opens_and_measures_an_index_size(site, tmp_path, model_
     assert size["open_s"] >= size["import_s"] > 0
     assert size["search"]["state"] == "ready" and size["reopen"]["search"]["state"] == "ready"
     assert size["stages"]["total"]["n"] == lat["queries"] == 2 and size["stages"]["total"]["p95"] > 0
+    # The same questions typed ahead first: every one finds its vector ready.
+    typed = size["typed_ahead"]
+    assert typed["stages"]["total"]["n"] == 2 and typed["vector_sources"] == {"typed_ahead": 2}, typed
+    assert "chunks: after Enter p50" in proc.stdout
     assert size["reopen"]["ready_ms"] > 0 and size["reopen"]["first_query_ms"]["total"] > 0
     assert size["first_query_after_warm_up_ms"]["total"] > 0 and size["reopen"]["first_query_after_warm_up_ms"]["total"] > 0
     memory = size["memory"]

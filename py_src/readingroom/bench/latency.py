@@ -27,6 +27,24 @@ async ([queries, options, warmup]) => {
 }
 """
 
+# The same questions again (each with " ?" added, so the query cache has none of them), each
+# typed ahead first as the composer does while a person types (window.readingroom.typeAhead),
+# then asked: the time after Enter when the question's vector is ready.
+_RUN_TYPED_AHEAD = """
+async ([queries, options]) => {
+  const rr = window.readingroom;
+  const out = [];
+  for (const q of queries) {
+    const text = `${q} ?`;
+    await rr.typeAhead(text);
+    const t0 = performance.now();
+    const r = await rr.query(text, options);
+    out.push({total: performance.now() - t0, stages: r.stats.timings_ms, source: r.stats.query_vector?.source ?? null});
+  }
+  return out;
+}
+"""
+
 
 _FIRST_QUERY = """
 async (q) => {
@@ -83,7 +101,20 @@ def matrices(index_path, queries: list[str]) -> dict:
 
 def query_latency(page, queries: list[str], options: dict | None = None, warmup: int = 10) -> dict:
     warmup = min(warmup, len(queries) // 2)  # a fixture's few queries are still timed
-    runs = page.evaluate(_RUN_QUERIES, [queries, options or {}, warmup])
+    return _stages(page.evaluate(_RUN_QUERIES, [queries, options or {}, warmup]))
+
+
+def typed_ahead_latency(page, queries: list[str], options: dict | None = None) -> dict:
+    """Per stage, each question typed ahead before it is asked (``_RUN_TYPED_AHEAD``), and where
+    each query's vector came from (``typed_ahead`` when the type-ahead did its work)."""
+    runs = page.evaluate(_RUN_TYPED_AHEAD, [queries, options or {}])
+    sources: dict[str, int] = {}
+    for r in runs:
+        sources[str(r["source"])] = sources.get(str(r["source"]), 0) + 1
+    return {"stages": _stages(runs), "vector_sources": sources}
+
+
+def _stages(runs: list[dict]) -> dict:
     stages: dict[str, list[float]] = {}
     for r in runs:
         for name, ms in r["stages"].items():
@@ -169,6 +200,7 @@ def measure_size(browser, url: str, idx, queries: list[str]) -> dict:
         out = {"chunks": status["chunks"], "file_bytes": size, "import_s": round(imported, 2), **opened,
                "open_s": round(imported + opened["search_ready_s"], 2),
                "stages": query_latency(page, queries),
+               "typed_ahead": typed_ahead_latency(page, queries[min(10, len(queries) // 2):]),
                "memory": {**page.evaluate(_MEMORY), "tab": bb.renderer_memory(profile),
                           **matrices(idx, queries)},
                "load_average": load_average()}
@@ -205,6 +237,12 @@ def run(ds: Dataset, sizes: list[int], n_queries: int = 120, rebuild: bool = Tru
             else:
                 idx = scaled_index(source, n, cache_dir() / f"{source.stem}-x{n}.sqlite")
                 out["sizes"][str(n)] = measure_size(browser, url, idx, queries)
+            size = out["sizes"][str(n)]
+            if "stages" in size:
+                plain, typed = size["stages"]["total"], size["typed_ahead"]["stages"]["total"]
+                print(f"{n} chunks: after Enter p50 {plain['p50']:.1f} / p95 {plain['p95']:.1f} ms; typed ahead "
+                      f"p50 {typed['p50']:.1f} / p95 {typed['p95']:.1f} ms {size['typed_ahead']['vector_sources']}",
+                      flush=True)
     return out
 
 
