@@ -72,6 +72,9 @@ def test_an_answer_helper_that_crashes_is_replaced_and_answers_go_on(page):
     if helper:
         wait_until(page, """async () => /helper embedding worker stopped \\(.*crashed on purpose.*\\); a new one is starting/
             .test((await window.readingroom.status()).embedder?.threadNote ?? '')""")
-        wait_until(page, sessions)  # replaced
+        # Replaced: as many helper sessions as wanted run again (ingestion may have asked for
+        # more than the answer helper meanwhile).
+        wait_until(page, """async () => { const h = (await window.readingroom.status()).embedder?.helpers;
+            return h?.restarts === 1 && h.running === h.wanted; }""")
     got = page.evaluate("() => window.readingroom.ask('What is the kettle descaled with?')")
     assert "citric acid" in got["quick"][0]["text"], got

@@ -322,6 +322,8 @@ async function start() {
     queryWorker: QUERY_WORKER && WORKERS >= 2 && BACKEND === 'wasm',
     ingestWorkers: queue.runners.filter((r) => (r.name === 'helper' && ingestOnWasm) || r.name === 'webgpu').length,
     answerWorkers: queue.runners.filter((r) => r.name !== 'webgpu').length,
+    // Helper sessions: how many are wanted now, how many run, how many replaced one that died.
+    helpers: { wanted: helper.wanted, running: queue.runners.filter((r) => r.name === 'helper').length, restarts: helper.restarts },
   };
 }
 
