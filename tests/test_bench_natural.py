@@ -46,7 +46,7 @@ def test_a_natural_corpus_has_the_size_asked_and_a_growing_vocabulary(tmp_path, 
     assert len(made) > 1.5 * len(seen)  # new words keep coming, as in real text
     assert made.most_common(1)[0][0] == seen.most_common(1)[0][0]  # the common words stay common
 
-    stats = natural.term_stats(out, ["the search index"], source, 3)
+    stats = natural.term_stats(out, ["the search index"], source)
     assert stats["natural"]["chunks"] == 1_500 and stats["natural"]["distinct_terms"] > stats["repeated"]["distinct_terms"]
 
     lib = Library.open(str(out), embedder=embedder)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 
 from . import browser as bb
 from .beir import Dataset
 from .corpus import scaled_index
-from .natural import natural_index, source_chunks, term_stats
+from .natural import natural_index, term_stats
 from .quality import build_index, cache_dir
 from .stats import load_average, summary
 
@@ -108,10 +109,7 @@ def typed_ahead_latency(page, queries: list[str], options: dict | None = None) -
     """Per stage, each question typed ahead before it is asked (``_RUN_TYPED_AHEAD``), and where
     each query's vector came from (``typed_ahead`` when the type-ahead did its work)."""
     runs = page.evaluate(_RUN_TYPED_AHEAD, [queries, options or {}])
-    sources: dict[str, int] = {}
-    for r in runs:
-        sources[str(r["source"])] = sources.get(str(r["source"]), 0) + 1
-    return {"stages": _stages(runs), "vector_sources": sources}
+    return {"stages": _stages(runs), "vector_sources": dict(Counter(str(r["source"]) for r in runs))}
 
 
 def _stages(runs: list[dict]) -> dict:
@@ -230,7 +228,7 @@ def run(ds: Dataset, sizes: list[int], n_queries: int = 120, rebuild: bool = Tru
                 t0 = time.perf_counter()
                 idx = natural_index(source, n, cache_dir() / f"{source.stem}-natural{n}.sqlite")
                 built_s = round(time.perf_counter() - t0, 1)
-                stats = term_stats(idx, queries, source, n / source_chunks(source))
+                stats = term_stats(idx, queries, source)
                 print(f"natural corpus of {n} chunks: {built_s} s (0: cached), {stats}", flush=True)
                 out["sizes"][str(n)] = {"corpus_build_s": built_s, "terms": stats,
                                         **measure_size(browser, url, idx, queries)}

@@ -9,7 +9,7 @@ time, so this one is generated, calibrated on SciFact's own chunks:
 - word frequencies follow SciFact's rank-frequency curve for its words seen at least
   ``RELIABLE`` times, and the power law fitted to the middle of that curve past them;
 - the vocabulary grows with the token count as Heaps' law fitted on SciFact predicts (about
-  half a million distinct words at 1M passages), SciFact's rarer words first, then made-up
+  three hundred thousand distinct words at 1M passages), SciFact's rarer words first, then made-up
   words;
 - each document has a topic (``TOPIC_WORDS`` words it repeats, ``TOPIC_SHARE`` of its tokens),
   as real documents do; passage lengths and passages per document are drawn from SciFact's;
@@ -160,35 +160,31 @@ def natural_index(source: Path, n_chunks: int, out: Path, seed: int = 11) -> Pat
     return out
 
 
-def term_stats(index_path: Path, queries: list[str], repeated_from: Path | None = None,
-               times: int = 1) -> dict:
+def term_stats(index_path: Path, queries: list[str], repeated_from: Path | None = None) -> dict:
     """Postings of the queries' words in this index (FTS5's own document counts), and in the
-    SciFact index ``repeated_from`` times ``times`` (what corpus.scaled_index would hold)."""
-    def postings(path: Path, scale: int) -> dict:
+    SciFact index ``repeated_from`` repeated to this index's size (what corpus.scaled_index
+    would hold)."""
+    def read(path: Path) -> tuple[dict, int]:
         store = open_store(path)
         try:
             store.execute_script("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, 'chunks_fts', 'row')")
-            df = dict(store.query("SELECT term, doc FROM temp.v"))
-            n = store.query(sql.COUNTS)[0][1]
+            return dict(store.query("SELECT term, doc FROM temp.v")), int(store.query(sql.COUNTS)[0][1])
         finally:
             store.close()
+
+    def postings(df: dict, chunks: int, scale: float) -> dict:
         per_word = [df.get(w, 0) * scale for q in queries for w in _stems(q)]
-        return {"chunks": n * scale, "distinct_terms": len(df),
+        return {"chunks": round(chunks * scale), "distinct_terms": len(df),
                 "query_term_postings_mean": round(float(np.mean(per_word)), 1),
                 "query_term_postings_p50": float(np.median(per_word)),
                 "query_term_postings_p95": float(np.percentile(per_word, 95))}
-    out = {"natural": postings(index_path, 1)}
+
+    df, chunks = read(index_path)
+    out = {"natural": postings(df, chunks, 1)}
     if repeated_from is not None:
-        out["repeated"] = postings(repeated_from, times)
+        source_df, source_chunks = read(repeated_from)
+        out["repeated"] = postings(source_df, source_chunks, chunks / source_chunks)
     return out
-
-
-def source_chunks(path: Path) -> int:
-    store = open_store(path)
-    try:
-        return int(store.query(sql.COUNTS)[0][1])
-    finally:
-        store.close()
 
 
 def _stems(text: str) -> list[str]:
