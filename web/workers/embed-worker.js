@@ -179,9 +179,9 @@ function addHelpers(count) {
   for (; helper.started < helper.wanted; helper.started++) {
     const runner = spawnRunner('helper');
     runner.background = () => ingestOnWasm;
-    let up = false;
     runner.onStop = (why) => {
-      const again = up && helper.restarts < HELPER_RESTARTS;
+      // It was up if the queue took it (stop() calls onStop before the queue lets it go).
+      const again = queue.runners.includes(runner) && helper.restarts < HELPER_RESTARTS;
       const other = queue.runners.some((r) => r.name === 'helper' && r !== runner);
       helper.note = `a helper embedding worker stopped (${why}); `
         + (again ? 'a new one is starting' : `${other ? 'the other' : 'the query worker'} embeds`);
@@ -191,10 +191,7 @@ function addHelpers(count) {
       helper.started--;
       queueMicrotask(() => addHelpers(helper.wanted)); // after the queue has let this one go
     };
-    runner.started.then(() => {
-      up = true;
-      queue.add(runner);
-    }, () => {});
+    runner.started.then(() => queue.add(runner), () => {});
   }
 }
 
