@@ -98,6 +98,25 @@ def test_a_sentence_that_leads_into_a_list_is_quoted_with_its_items():
     assert len(lead.text) <= 600 and lead.text.endswith("small thing")  # as many items as fit
 
 
+def test_a_definition_is_quoted_with_the_term_it_defines():
+    text = ("class.__mro__\n\n   This attribute is a tuple of classes that are considered when\n"
+            "   looking for base classes during method resolution.\n\n"
+            "str.join(iterable)\n\n   Return a string which is the concatenation of the strings in\n"
+            "   *iterable*.  A \"TypeError\" will be raised if there are any non-string values.\n\n"
+            "## Kettles\n\nIt switches off when the water boils.\n\n"
+            "Descaling\n\nVinegar descales a kettle in an hour.\n")
+    span = _span(text, start=10, cid=5)
+    cands = {c.text.split()[0]: c for c in A.candidates("which attribute holds the resolution order", [span],
+                                                         [_pieces(span)])}
+    mro = cands["class.__mro__"]
+    assert mro.text.endswith("during method resolution.")
+    assert text[mro.start - 10:mro.end - 10] == mro.text  # verbatim, placed in the document
+    assert cands["str.join(iterable)"].text.endswith("*iterable*.")
+    assert "A" in cands and cands["A"].text.startswith("A \"TypeError\"")  # the second sentence alone
+    assert cands["Kettles"].text.startswith("Kettles\n\nIt switches")  # points back: with its heading, no "##"
+    assert "Vinegar" in cands  # a plain heading over a sentence that names its subject: not added
+
+
 def _scored(texts, logits, question="Which one?"):
     q = features.Question.of(question)
     cands = [A.Candidate(t, 1, "d", 1, 1, i * 100, i * 100 + 20, A.lexical_share(q.terms, t))

@@ -69,6 +69,16 @@ def test_indented_prose_under_a_signature_is_prose_not_code():
     assert units[2].text.startswith("Optional arguments")
 
 
+def test_indented_prose_that_quotes_names_is_prose():
+    # Reference prose quotes the names it talks about; the quotes, brackets and underscores of
+    # "__eq__()" are not code (the paragraph that answers "is my class still hashable?").
+    text = ("object.__hash__(self)\n\n   If a class does not define an \"__eq__()\" method it should not\n"
+            "   define a \"__hash__()\" operation either; if it defines \"__eq__()\" but not\n"
+            "   \"__hash__()\", its instances will not be usable as items in hashable\n   collections.\n\n"
+            "    x = {k: v for k, v in d.items()}  # a comment.\n")
+    assert [u.kind for u in split(text)] == [HEADING, PROSE, CODE]
+
+
 def test_grammar_blocks_are_code():
     text = "The statement:\n\n   try_stmt  ::= try1_stmt | try2_stmt\n   try1_stmt ::= \"try\" \":\" suite\n"
     assert [u.kind for u in split(text)] == [PROSE, CODE]

@@ -35,6 +35,8 @@ _BLANK = re.compile(r"\n[ \t]*\n")
 # such as [1] or [1, 2] that belong to the sentence they follow.
 _END = re.compile(r"[.!?…]+[\"'”’)\]*_`]*(?:\s*\[\d+(?:\s*[,;]\s*\d+)*\])*(?=\s|$)")
 _CODE_CHARS = set("=(){}[]<>#@;:*|\\/_`")
+# Inline code as reference prose quotes it: a spaceless name in quotes or backticks, or *emphasis*.
+_QUOTED_NAME = re.compile(r'"[^"\s]{1,60}"|“[^”\s]{1,60}”|`[^`\n]{1,60}`|\*[^*\s]{1,60}\*')
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,8 @@ def looks_like_code(block: str) -> bool:
     words = re.findall(r"[^\W\d_]{2,}", flat)
     if len(words) < 4 or not re.search(r"[.!?:…][\"'”’)\]]*(?:\s*\[\d+\])?$", flat):
         return True
+    # A name quoted in prose ("__eq__()", `x<y`, *cls*) is a word of the sentence, not code.
+    flat = _QUOTED_NAME.sub("x", flat)
     symbols = sum(1 for c in flat if c in _CODE_CHARS)
     return symbols / max(1, len(flat.replace(" ", ""))) > 0.08
 

@@ -103,15 +103,41 @@ def with_list(units: Sequence[sentences.Sentence], i: int) -> int:
     return last
 
 
+# A sentence that names its subject only by pointing back at the line above it.
+_POINTS_BACK = re.compile(r"(?:This|These|It|Its|They|Their|Such|Here)\b")
+_TERM_CHARS = re.compile(r"[._(]")
+_ATX_MARKS = re.compile(r"#{1,6}\s+")
+MAX_TERM = 80
+
+
+def with_term(units: Sequence[sentences.Sentence], i: int) -> int:
+    """Where a quote of unit ``i`` starts: a definition's first sentence comes with the term it
+    defines ("class.__mro__" above "This attribute is a tuple of classes..."; a signature above
+    "Return the number of..."), as does a sentence that points back at the heading above it
+    ("It is called..."); any other sentence starts where it starts."""
+    s = units[i]
+    if i == 0 or s.kind != sentences.PROSE:
+        return s.start
+    h = units[i - 1]
+    if h.kind != sentences.HEADING or "\n" in h.text or len(h.text) > MAX_TERM:
+        return s.start
+    marks = _ATX_MARKS.match(h.text)
+    term = h.text[marks.end():] if marks else h.text
+    if not (_TERM_CHARS.search(term) or _POINTS_BACK.match(s.text)):
+        return s.start
+    return h.start + (marks.end() if marks else 0)
+
+
 def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int]]:
     """(text, doc start, doc end, chunk id) of each quotable sentence of a span, in order; a
-    lead-in sentence comes with the list it introduces (its items are also quotable alone)."""
+    lead-in sentence comes with the list it introduces (its items are also quotable alone), a
+    definition with its term."""
     out = []
     units = sentences.split(span.text)
     for i, s in enumerate(units):
         if s.kind not in (sentences.PROSE, sentences.ITEM):
             continue
-        start, end = s.start, units[with_list(units, i)].end
+        start, end = with_term(units, i), units[with_list(units, i)].end
         text = span.text[start:end]
         if len(text.split()) < MIN_WORDS or len(text) > MAX_CHARS:
             continue
