@@ -1,5 +1,6 @@
 """Small builders of plain records for the pure-function tests."""
 
+from readingroom import tokens
 from readingroom.merge import text_hash
 from readingroom.records import Hit
 
@@ -11,5 +12,5 @@ def hit(cid, doc=1, idx=None, text=None, score=0.0, start=None, end=None, page=N
     start = idx * 100 if start is None else start
     end = start + len(text) if end is None else end
     return Hit(chunk_id=cid, doc_id=doc, doc_name=f"doc{doc}", doc_type="txt", chunk_index=idx,
-               text=text, start=start, end=end, text_hash=text_hash(text), token_count=5,
+               text=text, start=start, end=end, text_hash=text_hash(text), token_count=tokens.estimate(text),
                heading_path=tuple(heading), page=page, meta=meta or {}, fused=score, score=score)

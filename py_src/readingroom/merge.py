@@ -122,7 +122,10 @@ def _span(run: list[Hit]) -> Span:
         chunk_ids=tuple(h.chunk_id for h in run), text=text, start=first.start, end=end,
         score=max(h.score for h in run), chunk_index=min(h.chunk_index for h in run),
         page=min(pages) if pages else None, heading_paths=tuple(paths),
-        text_hash=text_hash(text), token_count=tokens.estimate(text), meta=first.meta,
+        text_hash=text_hash(text), meta=first.meta,
+        # one whole chunk: the count stored with it (the same estimate, made at indexing)
+        token_count=first.token_count if len(run) == 1 and text == first.text and first.token_count
+        else tokens.estimate(text),
     )
 
 

@@ -64,6 +64,14 @@ def trim_to(span: Span, limit: int, count: Callable[[str], int], n: int) -> Span
     return replace(best, end=span.start + len(best.text), token_count=count(best.text))
 
 
+def _cost(n: int, span: Span, count: Callable[[str], int]) -> int:
+    """``count(block(n, span))``; the estimate adds up over whitespace, so a span's own count
+    (made once, when it was merged) is reused instead of reading its text again."""
+    if count is tokens.estimate and span.token_count:
+        return count(header(n, span)) + span.token_count
+    return count(block(n, span))
+
+
 def pack(spans: Sequence[Span], budget: int = 1200, reserve: int = 0,
          count: Callable[[str], int] = tokens.estimate) -> Packed:
     limit = max(0, budget - reserve)
@@ -71,7 +79,7 @@ def pack(spans: Sequence[Span], budget: int = 1200, reserve: int = 0,
     used = 0
     skipped: list[Span] = []
     for s in spans:
-        cost = count(block(len(chosen) + 1, s))
+        cost = _cost(len(chosen) + 1, s, count)
         if used + cost <= limit:
             chosen.append(s)
             used += cost
@@ -98,7 +106,7 @@ def prefix(packed: Packed, budget: int, count: Callable[[str], int] = tokens.est
     chosen: list[Span] = []
     used = 0
     for s in packed.spans:
-        cost = count(block(len(chosen) + 1, s))
+        cost = _cost(len(chosen) + 1, s, count)
         if used + cost > budget:
             cut = trim_to(s, budget - used, count, len(chosen) + 1) if budget - used >= MIN_TRIM_TOKENS else None
             if cut is not None:
