@@ -135,3 +135,16 @@ def test_a_file_name_after_the_cue_word_is_exact_even_when_titles_share_words():
 def test_why_says_how_the_documents_were_chosen(q, scope, why):
     r = route(q, R, scope)
     assert why in r.why and r.to_dict()["why"] == r.why
+
+
+@pytest.mark.parametrize("question", [
+    "Can I compare a plain object of my own class with another one using < without defining anything?",
+    "How do I compare two strings ignoring case?",
+    "Is it safe to compare floats with ==?",
+    "What happens when I compare a list and a tuple?",
+])
+def test_asking_how_or_whether_to_compare_things_is_a_passage_question(question):
+    """A person asking how to compare values (the bundled reference's comparison operators) is
+    not asking for documents to be compared: it is searched, not refused with "which documents?"."""
+    assert route(question, R).kind == PASSAGES
+    assert route("Can you compare R-data and R-admin?", R).kind == COMPARE

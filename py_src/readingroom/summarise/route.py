@@ -34,6 +34,11 @@ _SUMMARY_CUE = re.compile(
 _COMPARE_CUE = re.compile(
     r"\b(?:compare|comparing|comparison|contrast|versus|vs\.?|differ(?:s|ence|ences)?\s+between|"
     r"how\s+(?:does|do)\s+.+\s+differ|side\s+by\s+side)\b", re.IGNORECASE)
+# "Can I compare...", "how do we compare...", "is it safe to compare...": a person asking how or
+# whether to compare things (numbers, objects), not asking for documents to be compared.
+_HOW_TO_COMPARE = re.compile(r"\b(?:(?:can|could|should|may|do|would|must)\s+(?:i|we|one)|(?:how|when|if|why)"
+                             r"(?:\s+(?:do|can|should|would|must))?\s+(?:i|we|one)|(?:how|possible|ok|okay|"
+                             r"safe|allowed|way)\s+to)\s+compare\b", re.IGNORECASE)
 # A question about something *in* a document stays a passage question.
 _ABOUT_TOPIC = re.compile(r"\b(?:say|says|said|tell|tells|mention|mentions|explain|explains|"
                           r"describe|describes)\s+(?:\w+\s+){0,3}?(?:about|on|regarding)\b",
@@ -141,7 +146,7 @@ def kind_of(question: str) -> str:
         return PASSAGES
     if _ABOUT_TOPIC.search(q) and not re.match(r"^\s*(?:summari[sz]e|compare|outline)\b", q, re.I):
         return PASSAGES
-    if _COMPARE_CUE.search(q):
+    if _COMPARE_CUE.search(q) and not _HOW_TO_COMPARE.search(q):
         return COMPARE
     if _SUMMARY_CUE.search(q):
         return SUMMARY
