@@ -52,7 +52,7 @@ def test_answer_phrases_match_across_line_breaks_quotes_and_emphasis():
 
 
 def test_an_unknown_set_name_is_refused_with_the_choices():
-    with pytest.raises(ValueError, match="answerable, followups, unanswerable"):
+    with pytest.raises(ValueError, match="answerable, paraphrased, followups, unanswerable"):
         answers.load_set("answerble")
 
 
@@ -83,7 +83,7 @@ def test_an_unknown_set_on_the_command_line_names_the_choices(tmp_path):
                            "--json", str(tmp_path / "a.json")], cwd=tmp_path, capture_output=True, text=True,
                           env={"PYTHONPATH": str(ROOT / "py_src"), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 2
-    assert "faq" in proc.stderr and "answerable, followups, unanswerable, scifact" in proc.stderr
+    assert "faq" in proc.stderr and "answerable, paraphrased, followups, unanswerable, scifact" in proc.stderr
     assert not (tmp_path / "a.json").exists()
 
 
@@ -104,18 +104,20 @@ def test_the_command_runs_natively_on_a_few_questions_of_every_set(tmp_path, mod
 
     for key in ("phrase", "cited_expected", "top3_expected", "covered"):
         is_rate(native["answerable"][key], LIMIT)
+        is_rate(native["paraphrased"][key], LIMIT)
     for key in ("with_history", "alone", "phrase_with_history", "cited_with_history"):
         is_rate(native["followups"][key], LIMIT)
     is_rate(native["unanswerable"]["covered"], LIMIT)
     ref = native["refusal"]["all"]
-    assert ref["answerable"] == ref["unanswerable"] == LIMIT
+    assert ref["answerable"] == 2 * LIMIT and ref["unanswerable"] == LIMIT  # both answerable sets
     for k in ("precision", "recall"):
         assert ref[k] is None or 0 <= ref[k] <= 100
     # Every question asked once, in set order: answerable, (first, with history, alone) per pair, unanswerable.
     recs = native["records"]
     assert [r["id"] for r in recs["answerable"]] == [i["id"] for i in answers.load_set("answerable")[:LIMIT]]
+    assert [r["id"] for r in recs["paraphrased"]] == [i["id"] for i in answers.load_set("paraphrased")[:LIMIT]]
     assert [r["id"] for r in recs["followups_with_history"]] == [i["id"] for i in answers.load_set("followups")[:LIMIT]]
-    assert native["latency_ms"]["n"] == LIMIT * 5 and 0 < native["latency_ms"]["p50"] <= native["latency_ms"]["p95"]
+    assert native["latency_ms"]["n"] == LIMIT * 6 and 0 < native["latency_ms"]["p50"] <= native["latency_ms"]["p95"]
     assert native["chunks"] > 79  # the whole bundled corpus, every topic at least one chunk
     # Follow-ups asked with the conversation search something other than the bare follow-up.
     assert any(r["standalone_query"] != i["followup"]

@@ -7,7 +7,7 @@
     layout [PDF ...] [--json OUT]                        layout noise in PDF chunks, before and after
     embedding [--texts N] [--rounds R] --json OUT     thread set-ups side by side (A/B interleaved)
     peer --json OUT
-    answers [--native | --browser] [--set answerable,followups,unanswerable,scifact] [--limit N]
+    answers [--native | --browser] [--set answerable,paraphrased,followups,unanswerable,scifact] [--limit N]
             [--llm URL] --json OUT
 
 Every command prints its figures, writes them to the JSON file with machine info, and
@@ -93,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     ans_side = ans.add_mutually_exclusive_group()
     ans_side.add_argument("--browser", action="store_true", help="only through window.readingroom.ask in the page")
     ans_side.add_argument("--native", action="store_true", help="only through Library.ask natively")
-    ans.add_argument("--set", default="answerable,followups,unanswerable,scifact",
-                     help="comma-separated: answerable, followups, unanswerable, scifact")
+    ans.add_argument("--set", default="answerable,paraphrased,followups,unanswerable,scifact",
+                     help="comma-separated: answerable, paraphrased, followups, unanswerable, scifact")
     ans.add_argument("--limit", type=int, default=None, help="at most N questions (or pairs, or claims) per set")
     ans.add_argument("--llm", default=None, help="an OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
     ans.add_argument("--llm-model", default=None, help="model name to send, if the server needs one")

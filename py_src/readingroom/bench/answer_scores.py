@@ -128,6 +128,12 @@ def quality_rows(name: str, side: dict) -> list[list]:
     add("answer phrase in the quick answer", a.get("phrase"), a.get("load"))
     add("expected topic cited by the quick answer", a.get("cited_expected"), a.get("load"))
     add("expected topic in top-3 sources", a.get("top3_expected"), a.get("load"))
+    add("answerable questions refused", _refused(a.get("covered")), a.get("load"))
+    p = side.get("paraphrased") or {}
+    add("paraphrased: answer phrase in the quick answer", p.get("phrase"), p.get("load"))
+    add("paraphrased: expected topic cited by the quick answer", p.get("cited_expected"), p.get("load"))
+    add("paraphrased: expected topic in top-3 sources", p.get("top3_expected"), p.get("load"))
+    add("paraphrased: refused", _refused(p.get("covered")), p.get("load"))
     f = side.get("followups") or {}
     add("follow-up hit@3 with the conversation", f.get("with_history"), f.get("load"))
     add("follow-up hit@3 asked alone", f.get("alone"), f.get("load"))
@@ -146,6 +152,13 @@ def quality_rows(name: str, side: dict) -> list[list]:
     return rows
 
 
+def _refused(covered: dict | None) -> dict | None:
+    """The share refused, from the share covered."""
+    if not covered:
+        return None
+    return {**covered, **{s: None if covered[s] is None else round(100.0 - covered[s], 1) for s in SPLITS}}
+
+
 TIMING_HEADERS = ["side", "what", "p50 ms", "p95 ms", "n", "unsupported sentences", "load"]
 
 
@@ -158,7 +171,7 @@ def timing_rows(name: str, side: dict) -> list[list]:
     rows = []
     lat = side.get("latency_ms")
     if lat:
-        loads = [v.get("load") for v in (side.get(k) for k in ("answerable", "followups", "unanswerable")) if v]
+        loads = [v.get("load") for v in (side.get(k) for k in ("answerable", "paraphrased", "followups", "unanswerable")) if v]
         load = [loads[0][0], loads[-1][1]] if loads else None
         rows.append([name, f"quick answer ({side.get('chunks')} chunks)", _ms(lat["p50"]), _ms(lat["p95"]), lat["n"], "—",
                      load_text(load)])

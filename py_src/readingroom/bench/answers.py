@@ -1,7 +1,8 @@
 """``bench answers``: how good and how fast the answers are, on question sets kept beside this module.
 
 The sets (``data/answers/*.json``) are written over the bundled Python reference: answerable
-questions with the topics that answer them and short verbatim answer phrases, follow-up pairs
+questions with the topics that answer them and short verbatim answer phrases (and the same for
+questions asked the way people talk, ``paraphrased``), follow-up pairs
 that only make sense in a conversation, and questions the reference does not cover. Each item
 is ``split`` dev (for calibration) or test (held out, reported separately). SciFact train
 claims, asked as "does the literature support this?", run over the cached SciFact index.
@@ -27,7 +28,8 @@ from . import generate
 from .stats import load_average as load
 
 DATA = Path(__file__).resolve().parent / "data" / "answers"
-SETS = ("answerable", "followups", "unanswerable")
+SETS = ("answerable", "paraphrased", "followups", "unanswerable")
+ANSWERABLE = ("answerable", "paraphrased")  # sets of questions the reference answers
 ALL_SETS = SETS + ("scifact",)
 SCIFACT_QUESTION = "Does the literature support this? {claim}"
 
@@ -35,7 +37,8 @@ Asker = Callable[[str, list], tuple[dict, float]]  # (question, history) -> (Ans
 
 
 def load_set(name: str) -> list[dict]:
-    """The items of one question set (``answerable``, ``followups`` or ``unanswerable``)."""
+    """The items of one question set (``answerable``, ``paraphrased``, ``followups`` or
+    ``unanswerable``)."""
     if name not in SETS:
         raise ValueError(f"unknown question set {name!r}: choose from {', '.join(SETS)}")
     return json.loads((DATA / f"{name}.json").read_text("utf-8"))["items"]
@@ -68,16 +71,16 @@ def evaluate(ask: Asker, sets: list[str], limit: int | None = None,
     if sets:
         warm_up(ask)
     recs = out["records"]
-    if "answerable" in sets:
+    for name in (s for s in ANSWERABLE if s in sets):
         l0 = load()
         rs = []
-        for it in _limited(load_set("answerable"), limit):
+        for it in _limited(load_set(name), limit):
             a, ms = ask(it["question"], [])
             rs.append(sc.record(it, a, ms, it["expected_topics"], it["answer_phrases"]))
-        recs["answerable"] = rs
-        out["answerable"] = {k: sc.rate(rs, k) for k in ("phrase", "cited_expected", "top3_expected", "covered")}
-        out["answerable"]["load"] = [l0, load()]
-        log(f"  answerable: {len(rs)} asked (load {l0[0]:.1f}→{load()[0]:.1f})")
+        recs[name] = rs
+        out[name] = {k: sc.rate(rs, k) for k in ("phrase", "cited_expected", "top3_expected", "covered")}
+        out[name]["load"] = [l0, load()]
+        log(f"  {name}: {len(rs)} asked (load {l0[0]:.1f}→{load()[0]:.1f})")
     if "followups" in sets:
         l0 = load()
         firsts, with_h, alone = [], [], []
@@ -104,8 +107,9 @@ def evaluate(ask: Asker, sets: list[str], limit: int | None = None,
         recs["unanswerable"] = rs
         out["unanswerable"] = {"covered": sc.rate(rs, "covered"), "load": [l0, load()]}
         log(f"  unanswerable: {len(rs)} asked (load {l0[0]:.1f}→{load()[0]:.1f})")
-    if "answerable" in recs and "unanswerable" in recs:
-        out["refusal"] = sc.refusal(recs["answerable"], recs["unanswerable"])
+    asked = [r for name in ANSWERABLE for r in recs.get(name, [])]
+    if asked and "unanswerable" in recs:
+        out["refusal"] = sc.refusal(asked, recs["unanswerable"])
     timed = [r for rs in recs.values() for r in rs]
     if timed:
         out["latency_ms"] = sc.latency(timed)
