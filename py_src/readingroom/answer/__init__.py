@@ -15,16 +15,16 @@ import numpy as np
 
 from ..merge import Piece
 from ..records import Hit, Span
-from .candidates import Candidate, candidates, lexical_share, passage_sims, weighted_shares
+from .candidates import MAX_SENTENCES, Candidate, candidates, lexical_share, passage_sims, weighted_shares
 from .coverage import Evidence, covered
 from .model import SentenceModel
 from .quick import MAX_QUICK, Quick, Scored, score, select
 
 
 def prepare(question: str, spans: Sequence[Span], pieces: Sequence[Sequence[Piece]],
-            evidence: Sequence[Hit]) -> list[Candidate]:
+            evidence: Sequence[Hit], max_sentences: int = MAX_SENTENCES) -> list[Candidate]:
     """The candidate sentences of every packed passage."""
-    return candidates(question, spans, pieces, passage_sims(evidence, spans))
+    return candidates(question, spans, pieces, passage_sims(evidence, spans), max_sentences)
 
 
 def decide(question: str, cands: Sequence[Candidate], query_vec: np.ndarray | None,

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..aio import run
-from ..answer import coverage, features as F, model as M, quick, prepare
+from ..answer import MAX_SENTENCES, coverage, features as F, model as M, quick, prepare
 from ..ask import embed_candidates, span_pieces
 from ..ingest import NewDocument
 from ..options import Options
@@ -43,6 +43,7 @@ from .stats import load_average
 ZERO = M.SentenceModel(tuple(F.NAMES), np.zeros(len(F.NAMES)), np.ones(len(F.NAMES)),
                        np.zeros((len(F.NAMES), 1)), np.zeros(1), np.zeros(1), 0.0)
 KEEP_FALSE_REFUSALS = 0.02
+COLLECTED = 40  # candidates kept per question when rows are collected (candidate_curve cuts them)
 
 
 class CachedEmbedder:
@@ -80,12 +81,16 @@ async def rows_for(lib, item: qa_data.Item) -> dict:
     """Everything the trainer needs of one question, computed as ``ask`` computes it."""
     result = await retrieve(lib.index, lib.embedder, item.question, Options())
     spans = result.packed.spans
-    cands = prepare(item.question, spans, span_pieces(lib.index, result, spans), result.evidence)
+    cands = prepare(item.question, spans, span_pieces(lib.index, result, spans), result.evidence,
+                    COLLECTED)
     qvec, vecs, _ = await embed_candidates(lib.embedder, item.question, cands, result)
     s, ev = _decide(item.question, cands, qvec, vecs, spans, result.evidence)
     return {"x": s.features, "y": np.array([item.holds_answer(c.text) for c in cands], dtype=float),
             "ev": [ev.sentence_sim or 0.0, ev.passage_sim or 0.0, ev.words],
             "q": item.question, "cands": [asdict(c) for c in cands], "cos": s.cos,
+            # the vectors themselves (half precision), for features made from them later
+            "qv": None if qvec is None else np.asarray(qvec, np.float16),
+            "vecs": None if vecs is None else np.asarray(vecs, np.float16),
             "in_packed": any(item.holds_answer(sp.text) for sp in spans)}
 
 
@@ -108,13 +113,17 @@ def collect(lib, items: list[qa_data.Item], label: str) -> list[dict]:
     return out
 
 
-def refeature(sets: dict) -> dict:
+def refeature(sets: dict, n: int = MAX_SENTENCES) -> dict:
     """Features computed again from the stored candidates (rows collected with them), so a
-    change to ``features`` retrains without running retrieval again."""
+    change to ``features`` retrains without running retrieval again; over the first ``n``
+    candidates, as many as ``ask`` scores (all labels kept in ``y_all``)."""
     for rows in sets.values():
         for r in rows:
             if "cands" in r:
-                r["x"] = features_of(r)
+                r["y_all"] = r.get("y_all", r["y"])
+                r["x"], r["y"] = features_of(r, n), r["y_all"][:n]
+                if r["cos"] is not None and len(r["cos"]):  # the best sentence among those scored
+                    r["ev"] = [float(np.max(r["cos"][:n])), *r["ev"][1:]]
     return sets
 
 
@@ -167,7 +176,7 @@ def candidate_curve(rows: list[dict], model: M.SentenceModel, sizes=(40, 32, 24,
     Rows collected with more candidates than ``n`` only."""
     out = {}
     for n in sizes:
-        cut = [{**r, "x": features_of(r, n), "y": r["y"][:n]} for r in rows if "cands" in r]
+        cut = [{**r, "x": features_of(r, n), "y": r["y_all"][:n]} for r in rows if "cands" in r]
         out[str(n)] = figures(cut, model.logits)
     return out
 
@@ -254,7 +263,7 @@ def group_rows(a, name: str) -> dict[str, list[dict]]:
         r["answerable"] = False
     np.savez(rows_path, sets=np.array(sets, dtype=object))
     print(f"{name}: collected rows (load {l0[0]:.1f} -> {load_average()[0]:.1f})", file=sys.stderr)
-    return sets
+    return refeature(sets)
 
 
 def finish(a, sets: dict) -> int:
