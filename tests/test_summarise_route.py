@@ -142,6 +142,7 @@ def test_why_says_how_the_documents_were_chosen(q, scope, why):
     "How do I compare two strings ignoring case?",
     "Is it safe to compare floats with ==?",
     "What happens when I compare a list and a tuple?",
+    "Do objects that compare equal need to have the same hash?",
 ])
 def test_asking_how_or_whether_to_compare_things_is_a_passage_question(question):
     """A person asking how to compare values (the bundled reference's comparison operators) is

@@ -35,10 +35,12 @@ _COMPARE_CUE = re.compile(
     r"\b(?:compare|comparing|comparison|contrast|versus|vs\.?|differ(?:s|ence|ences)?\s+between|"
     r"how\s+(?:does|do)\s+.+\s+differ|side\s+by\s+side)\b", re.IGNORECASE)
 # "Can I compare...", "how do we compare...", "is it safe to compare...": a person asking how or
-# whether to compare things (numbers, objects), not asking for documents to be compared.
+# whether to compare things (numbers, objects), not asking for documents to be compared; and
+# "objects that compare equal": the verb without an object.
 _HOW_TO_COMPARE = re.compile(r"\b(?:(?:can|could|should|may|do|would|must)\s+(?:i|we|one)|(?:how|when|if|why)"
                              r"(?:\s+(?:do|can|should|would|must))?\s+(?:i|we|one)|(?:how|possible|ok|okay|"
-                             r"safe|allowed|way)\s+to)\s+compare\b", re.IGNORECASE)
+                             r"safe|allowed|way)\s+to)\s+compare\b|\bcompared?s?\s+(?:equal|unequal|less|greater|"
+                             r"higher|lower|true|false|the\s+same)\b", re.IGNORECASE)
 # A question about something *in* a document stays a passage question.
 _ABOUT_TOPIC = re.compile(r"\b(?:say|says|said|tell|tells|mention|mentions|explain|explains|"
                           r"describe|describes)\s+(?:\w+\s+){0,3}?(?:about|on|regarding)\b",
