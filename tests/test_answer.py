@@ -117,6 +117,39 @@ def test_a_definition_is_quoted_with_the_term_it_defines():
     assert "Vinegar" in cands  # a plain heading over a sentence that names its subject: not added
 
 
+def test_a_short_best_sentence_is_quoted_with_the_sentence_after_it():
+    text = ("dict.popitem()\n\n   Remove and return a pair from the dictionary.  Pairs are returned in\n"
+            "   LIFO order.\n\n   x = d.popitem()\n\nA much longer sentence that says a great deal about "
+            "dictionaries, their keys, their values, their views, their methods and the order that they keep. "
+            "It goes on.\n")
+    span = _span(text, start=50, cid=3)
+    cands = A.candidates("Which pair does popitem remove?", [span], [_pieces(span)], max_sentences=10)
+    by = {c.text.split()[0]: c for c in cands}
+    first = by["dict.popitem()"]
+    assert first.after == "  Pairs are returned in\n   LIFO order."  # the space between kept: verbatim
+    assert text[first.after_end - 50 - len(first.after):first.after_end - 50] == first.after
+    assert by["Pairs"].after == ""  # a code line follows: nothing to continue with
+    q = features.Question.of("Which pair does popitem remove?")
+    s = A.Scored(q, cands, features.matrix(q, cands), np.asarray([5.0] + [-9.0] * (len(cands) - 1)), None)
+    [quote] = A.select(s, continue_below=120)
+    assert quote.text == first.text + first.after and text[quote.start - 50:quote.end - 50] == quote.text
+    assert A.select(s, continue_below=20)[0].text == first.text  # a long best sentence stands alone
+    long = by["A"]
+    s = A.Scored(q, cands, features.matrix(q, cands),
+                 np.asarray([5.0 if c is long else -9.0 for c in cands]), None)
+    assert A.select(s, continue_below=120)[0].text == long.text  # over the length: not continued
+
+
+def test_words_the_library_never_mentions_lower_the_known_share():
+    from readingroom.answer.candidates import known_share
+    from readingroom.fts import terms
+
+    texts = ["Annotations on a function are kept in __annotations__.", None, "Objects have a lifetime; this is how they work."]
+    assert known_share(terms("How do lifetime annotations work in Rust?"), texts) == 0.75  # "rust" nowhere
+    assert known_share(terms("Where are function annotations kept?"), texts) == 1.0
+    assert known_share([], texts) == 0.0 and known_share(terms("knead dough"), []) == 0.0
+
+
 def _scored(texts, logits, question="Which one?"):
     q = features.Question.of(question)
     cands = [A.Candidate(t, 1, "d", 1, 1, i * 100, i * 100 + 20, A.lexical_share(q.terms, t))

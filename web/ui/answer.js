@@ -158,7 +158,8 @@ function answerWhy(answer) {
   const num = (x) => (typeof x === 'number' ? x.toFixed(3) : '—');
   const lines = [`searched for: ${answer.standalone_query ?? answer.question ?? ''}`,
     `covered: ${answer.covered} (probability ${num(c.probability)}, threshold ${num(c.threshold)}; best sentence logit ${num(c.best_logit)}, ` +
-    `sentence cosine ${num(c.sentence_sim)}, passage cosine ${num(c.passage_sim)}, words ${num(c.words)})`];
+    `sentence cosine ${num(c.sentence_sim)}, passage cosine ${num(c.passage_sim)}, words ${num(c.words)}, ` +
+    `words found anywhere ${num(c.known)})`];
   for (const q of answer.quick ?? []) lines.push(`[${q.n}] ${num(q.score)}  ${q.text}`);
   const t = a.timings_ms ?? {};
   lines.push(`timings (ms): ${Object.entries(t).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}`);

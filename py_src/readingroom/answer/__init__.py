@@ -15,7 +15,8 @@ import numpy as np
 
 from ..merge import Piece
 from ..records import Hit, Span
-from .candidates import MAX_SENTENCES, Candidate, candidates, lexical_share, passage_sims, weighted_shares
+from .candidates import (MAX_SENTENCES, Candidate, candidates, known_share, lexical_share, passage_sims,
+                         weighted_shares)
 from .coverage import Evidence, covered
 from .model import SentenceModel
 from .quick import MAX_QUICK, Quick, Scored, score, select
@@ -37,7 +38,8 @@ def decide(question: str, cands: Sequence[Candidate], query_vec: np.ndarray | No
     ev = Evidence(best_logit=s.best_logit,
                   passage_sim=max(sims) if sims else None,
                   sentence_sim=float(s.cos.max()) if s.cos is not None and len(s.cos) else None,
-                  words=round(max((lexical_share(q, sp.text) for sp in spans), default=0.0), 4))
+                  words=round(max((lexical_share(q, sp.text) for sp in spans), default=0.0), 4),
+                  known=round(known_share(q, [h.text for h in evidence] + [sp.text for sp in spans]), 4))
     return s, ev
 
 

@@ -45,6 +45,8 @@ class Candidate:
     passage_words: float = 0.0  # share of the query's terms in the whole passage
     heading: str = ""  # the passage's heading path, joined
     before: str = ""  # the prose sentence before it in the passage ("" for the first)
+    after: str = ""  # the prose sentence right after it in the same passage, with the space between ("" if none)
+    after_end: int = 0  # the document offset where ``after`` ends
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -66,6 +68,20 @@ def lexical_share(query_terms: Sequence[str], text: str) -> float:
     have = words_of(text)
     wanted = {stem(t) for t in query_terms}
     return len(wanted & have) / len(wanted)
+
+
+def known_share(query_terms: Sequence[str], texts: Sequence[str | None]) -> float:
+    """The share of the query's terms found anywhere in ``texts`` (what retrieval brought back:
+    its best fifty chunks): a question about something the library never mentions ("lifetime
+    annotations in Rust") has words no passage holds, however close its meaning comes."""
+    wanted = {stem(t) for t in query_terms}
+    if not wanted:
+        return 0.0
+    missing = set(wanted)
+    for t in texts:
+        if t and missing:
+            missing -= words_of(t)
+    return 1.0 - len(missing) / len(wanted)
 
 
 def weighted_shares(query_terms: Sequence[str], texts: Sequence[str]) -> list[float]:
@@ -128,23 +144,40 @@ def with_term(units: Sequence[sentences.Sentence], i: int) -> int:
     return h.start + (marks.end() if marks else 0)
 
 
-def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int]]:
-    """(text, doc start, doc end, chunk id) of each quotable sentence of a span, in order; a
-    lead-in sentence comes with the list it introduces (its items are also quotable alone), a
-    definition with its term."""
+def _after(span: Span, ps: Sequence[Piece], units: Sequence[sentences.Sentence], last: int,
+           end: int, doc_end: int) -> tuple[str, int]:
+    """The prose sentence that follows unit ``last`` with nothing but space between (as the
+    span has it, space included), and its document end; ("", 0) if there is none."""
+    if last + 1 >= len(units) or units[last + 1].kind != sentences.PROSE:
+        return "", 0
+    nxt = units[last + 1]
+    text = span.text[end:nxt.end]
+    if span.text[end:nxt.start].strip() or len(text) > MAX_CHARS:
+        return "", 0
+    b = to_document(ps, nxt.end, end=True)
+    if b is None or b[0] - doc_end != nxt.end - end:
+        return "", 0  # a gap between chunks: not verbatim
+    return text, b[0]
+
+
+def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int, str, int]]:
+    """(text, doc start, doc end, chunk id, the sentence after it, its end) of each quotable
+    sentence of a span, in order; a lead-in sentence comes with the list it introduces (its
+    items are also quotable alone), a definition with its term."""
     out = []
     units = sentences.split(span.text)
     for i, s in enumerate(units):
         if s.kind not in (sentences.PROSE, sentences.ITEM):
             continue
-        start, end = with_term(units, i), units[with_list(units, i)].end
+        last = with_list(units, i)
+        start, end = with_term(units, i), units[last].end
         text = span.text[start:end]
         if len(text.split()) < MIN_WORDS or len(text) > MAX_CHARS:
             continue
         a, b = to_document(ps, start), to_document(ps, end, end=True)
         if a is None or b is None or b[0] - a[0] != end - start:
             continue  # it crosses text the document does not have: not verbatim
-        out.append((text, a[0], b[0], a[1]))
+        out.append((text, a[0], b[0], a[1], *_after(span, ps, units, last, end, b[0])))
     return out
 
 
@@ -161,8 +194,9 @@ def candidates(query: str, spans: Sequence[Span], pieces: Sequence[Sequence[Piec
         pw = lexical_share(q, span.text)
         heading = " > ".join(p for path in span.heading_paths[:1] for p in path)
         cands = [Candidate(t, i + 1, span.doc_name, span.doc_id, cid, a, b, lexical_share(q, t), j,
-                           len(found), sim, span.score / top, pw, heading, found[j - 1][0] if j else "")
-                 for j, (t, a, b, cid) in enumerate(found)]
+                           len(found), sim, span.score / top, pw, heading, found[j - 1][0] if j else "",
+                           after, after_end)
+                 for j, (t, a, b, cid, after, after_end) in enumerate(found)]
         cands.sort(key=lambda c: -c.lexical)  # stable: ties keep document order
         per_span.append(cands)
     out: list[Candidate] = []

@@ -3,8 +3,9 @@
 Retrieval always returns something: fused ranks are relative, so the best of a bad lot still
 comes first. Whether that best is any good is decided from absolute evidence by the learned
 coverage model (``model.CoverageModel``): the sentence model's best logit (does any sentence
-answer it?), the best sentence's and the best packed passage's cosine to the question, and the
-best share of the question's words in one passage. Its threshold was set on a held-back part
+answer it?), the best sentence's and the best packed passage's cosine to the question, the
+best share of the question's words in one passage, and the share of its words found anywhere in
+what retrieval brought back. Its threshold was set on a held-back part
 of the public training data (see ``weights.json``), not on this project's question sets.
 
 Without vectors (the model is down, or the index was made by another model) there are no
@@ -20,7 +21,7 @@ import numpy as np
 from .model import CoverageModel, load
 
 LEXICAL_ONLY_WORDS = 0.75  # no vectors: the share of the question's words one passage must hold
-NAMES = ("best_logit", "sentence_sim", "passage_sim", "words")
+NAMES = ("best_logit", "sentence_sim", "passage_sim", "words", "known")
 
 
 @dataclass(frozen=True)
@@ -29,13 +30,14 @@ class Evidence:
     passage_sim: float | None  # best cosine of a packed passage (None: no vectors)
     sentence_sim: float | None  # best cosine of a candidate sentence
     words: float  # best share of the question's words in one packed passage
+    known: float = 1.0  # share of the question's words anywhere in what retrieval brought back
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
 
     def row(self) -> list[float]:
         return [self.best_logit if self.best_logit is not None else -10.0,
-                self.sentence_sim or 0.0, self.passage_sim or 0.0, self.words]
+                self.sentence_sim or 0.0, self.passage_sim or 0.0, self.words, self.known]
 
 
 def probability(ev: Evidence, model: CoverageModel | None = None) -> float | None:

@@ -23,6 +23,7 @@ from .candidates import Candidate
 from .model import SentenceModel, load, probabilities
 
 MAX_QUICK = 3
+CONTINUE_BELOW = 120  # the best sentence, when shorter, is quoted with the one after it (train_answers.continue_curve on held-back public data)
 KEEP_SHARE = 0.05  # a 2nd/3rd sentence needs this share of the best one's probability (chosen by train_answers.keep_curve on held-back public data)
 YESNO_REACH = 1.0  # a deciding sentence within this many logits of the best leads a yes/no answer
 YESNO_TERMS = 0.34  # ...if it holds at least a third of the question's terms
@@ -84,9 +85,19 @@ def order(s: Scored) -> list[int]:
     return idx
 
 
-def select(s: Scored, limit: int = MAX_QUICK) -> list[Quick]:
+def _quote(c: Candidate, first: bool, continue_below: int) -> tuple[str, int]:
+    """The words quoted for a chosen sentence and where they end: the best one, when short, with
+    the sentence that follows it in the same paragraph (a reference's "Remove and return a pair."
+    says what; "Pairs are returned in LIFO order." says which)."""
+    if first and c.after and len(c.text) < continue_below:
+        return c.text + c.after, c.after_end
+    return c.text, c.end
+
+
+def select(s: Scored, limit: int = MAX_QUICK, continue_below: int | None = None) -> list[Quick]:
     """The best sentence, and up to ``limit - 1`` more with at least ``KEEP_SHARE`` of its
     probability that do not repeat a chosen one; best first."""
+    below = CONTINUE_BELOW if continue_below is None else continue_below
     if not s.cands:
         return []
     p = probabilities(s.logits)
@@ -99,8 +110,9 @@ def select(s: Scored, limit: int = MAX_QUICK) -> list[Quick]:
             break
         if any(q.doc_id == c.doc_id and q.start < c.end and c.start < q.end for q in chosen):
             continue  # the same words through two overlapping passages
-        if any(" ".join(q.text.split()) == " ".join(c.text.split()) for q in chosen):
+        if any(" ".join(c.text.split()) in " ".join(q.text.split()) for q in chosen):
             continue
-        chosen.append(Quick(c.text, c.n, c.doc_name, c.doc_id, c.chunk_id, c.start, c.end,
+        text, end = _quote(c, not chosen, below)
+        chosen.append(Quick(text, c.n, c.doc_name, c.doc_id, c.chunk_id, c.start, end,
                             round(float(s.logits[i]), 4)))
     return chosen

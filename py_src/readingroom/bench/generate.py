@@ -36,6 +36,15 @@ def timed_chat(url: str, messages: list[dict], model: str | None = None) -> dict
     return {"text": "".join(parts), "first_token_ms": first if first is not None else total, "total_ms": total}
 
 
+def cited(quote: str, n: int) -> str:
+    """A quote as a written answer would cite it: ``[n]`` after each of its sentences (a quote
+    that reads on into the next sentence is two claims, each from passage n)."""
+    from ..sentences import split
+
+    parts = [u.text for u in split(quote, labels=False)] or [quote]
+    return " ".join(f"{p} [{n}]" for p in parts)
+
+
 def checked(checks: list[dict]) -> dict:
     sentences = sum(len(c["sentences"]) for c in checks)
     unsupported = sum(c["unsupported"] for c in checks)
@@ -59,7 +68,7 @@ def transports(lib, ask, items: list[dict], llm: str | None, model: str | None =
     l0 = load_average()
     rows, checks = [], []
     for a, ms in asked:
-        text = " ".join(f"{q['text']} [{q['n']}]" for q in a.get("quick") or [])
+        text = " ".join(cited(q["text"], q["n"]) for q in a.get("quick") or [])
         rows.append({"ask_ms": 0.0, "first_token_ms": ms, "total_ms": ms})
         if text:
             checks.append(run_sync(lib.check_answer(text, sc.passages(a))))

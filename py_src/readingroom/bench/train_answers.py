@@ -86,7 +86,7 @@ async def rows_for(lib, item: qa_data.Item) -> dict:
     qvec, vecs, _ = await embed_candidates(lib.embedder, item.question, cands, result)
     s, ev = _decide(item.question, cands, qvec, vecs, spans, result.evidence)
     return {"x": s.features, "y": np.array([item.holds_answer(c.text) for c in cands], dtype=float),
-            "ev": [ev.sentence_sim or 0.0, ev.passage_sim or 0.0, ev.words],
+            "ev": [ev.sentence_sim or 0.0, ev.passage_sim or 0.0, ev.words, ev.known],
             "q": item.question, "cands": [asdict(c) for c in cands], "cos": s.cos,
             # the vectors themselves (half precision), for features made from them later
             "qv": None if qvec is None else np.asarray(qvec, np.float16),
@@ -250,7 +250,8 @@ def group_rows(a, name: str) -> dict[str, list[dict]]:
     cache.mkdir(parents=True, exist_ok=True)
     rows_path = cache / "rows-candidates.npz"
     if rows_path.exists():
-        return refeature(np.load(rows_path, allow_pickle=True)["sets"].item())
+        return continuations(refeature(np.load(rows_path, allow_pickle=True)["sets"].item()),
+                             qa_data.group(a.data, name)[0])
     items, docs, (train_t, held_t, out_t) = qa_data.split_group(a.data, name)
     lib = library(cache, {t: docs[t] for t in train_t | held_t}, a.model_dir)
     pick = lambda ts, answerable: [i for i in items if i.title in ts and i.answerable == answerable]  # noqa: E731
@@ -263,7 +264,64 @@ def group_rows(a, name: str) -> dict[str, list[dict]]:
         r["answerable"] = False
     np.savez(rows_path, sets=np.array(sets, dtype=object))
     print(f"{name}: collected rows (load {l0[0]:.1f} -> {load_average()[0]:.1f})", file=sys.stderr)
-    return refeature(sets)
+    return continuations(refeature(sets), items)
+
+
+def continuations(sets: dict, items: list[qa_data.Item]) -> dict:
+    """Each candidate's label when quoted with the sentence after it (``y_after``)."""
+    by_id = {i.id: i for i in items}
+    for rows in sets.values():
+        for r in rows:
+            it = by_id.get(r["id"])
+            r["y_after"] = np.array([bool(it is not None and c.get("after") and it.holds_answer(c["text"] + c["after"]))
+                                     for c in r.get("cands", [])], dtype=float)
+    return sets
+
+
+CONTINUE_BELOWS = (0, 80, 120, 160, 200, 300, 100_000)
+# Reading on in the same paragraph costs a person less than a separate quote from elsewhere, so a
+# continuation needs half the gain per sentence's worth of characters that another pick needs.
+WORTH_CONTINUE = WORTH / 2
+
+
+def continue_curve(rows: list[dict], model: M.SentenceModel) -> dict:
+    """The held-back figures when the best sentence is quoted with the one after it if shorter
+    than L characters (``quick.select(continue_below=L)``), for each L, and the L chosen: the
+    largest whose step from the one before still gains ``WORTH`` per extra sentence's worth of
+    characters shown (the mean length of a sentence shown without continuing); the bar is
+    ``WORTH_CONTINUE``."""
+    from ..answer.candidates import Candidate
+
+    out = {}
+    for below in CONTINUE_BELOWS:
+        hits = chars = n = shown = 0
+        for r in rows:
+            if not r["answerable"] or not len(r["x"]):
+                n += r["answerable"]
+                continue
+            cands = [Candidate(**c) for c in r["cands"][:len(r["x"])]]
+            s = quick.Scored(F.Question.of(r["q"]), cands, r["x"], model.logits(r["x"]), None)
+            at = {(c.doc_id, c.start): i for i, c in enumerate(cands)}
+            picked = quick.select(s, continue_below=below)
+            n, shown = n + 1, shown + len(picked)
+            hit = False
+            for q in picked:
+                i = at[(q.doc_id, q.start)]
+                hit |= bool(r["y_after"][i] if q.end != cands[i].end else r["y"][i])
+                chars += len(q.text)
+            hits += hit
+        out[str(below)] = {"quick_answer": round(hits / n, 4), "chars_shown": round(chars / n, 1),
+                           "sentences_shown": round(shown / n, 3)}
+    first = out[str(CONTINUE_BELOWS[0])]
+    sentence = first["chars_shown"] / max(first["sentences_shown"], 1e-9)
+    chosen, prev = CONTINUE_BELOWS[0], first
+    for below in CONTINUE_BELOWS[1:]:
+        cur = out[str(below)]
+        more = (cur["chars_shown"] - prev["chars_shown"]) / sentence
+        if more <= 0 or (cur["quick_answer"] - prev["quick_answer"]) / more < WORTH_CONTINUE:
+            break
+        chosen, prev = below, cur
+    return {"by_length": out, "worth_per_sentence": WORTH_CONTINUE, "chosen": chosen}
 
 
 def finish(a, sets: dict) -> int:
@@ -278,6 +336,8 @@ def finish(a, sets: dict) -> int:
     base = figures(sets["held"], baseline_logits)
     keep = keep_curve(sets["held"], sm.logits)
     sizes = candidate_curve(sets["held"], sm)
+    cont = continue_curve(sets["held"], sm)
+    print(f"  held back by continue_below: {cont}", file=sys.stderr)
     print(f"  held back by candidates scored: {sizes}", file=sys.stderr)
     print(f"  quick answer by KEEP_SHARE (held back): {keep}", file=sys.stderr)
     fit_out, check_out = sets["outside"][0::2], sets["outside"][1::2]  # alternate: every group on both sides
@@ -291,7 +351,7 @@ def finish(a, sets: dict) -> int:
     refused_out = float(np.mean(probs[hy == 0] < threshold))
     meta = {"trained": time.strftime("%Y-%m-%d"), "data": {f: sha256(a.data / f) for f in a.files},
             "questions": {k: len(v) for k, v in sets.items()}, "learning_curve": curve, "baseline": base,
-            "keep_share": keep, "candidates_scored": sizes,
+            "keep_share": keep, "candidates_scored": sizes, "continue_below": cont,
             "coverage_held_back": {"false_refusals": KEEP_FALSE_REFUSALS, "left_out_refused": round(refused_out, 4)}}
     out = {"meta": meta, "sentence": {"names": list(F.NAMES), **{k: params[k] for k in ("mean", "scale", "w1", "b1", "w2", "b2")}},
            "coverage": {"names": list(coverage.NAMES), **{k: cov[k] for k in ("mean", "scale", "w", "b")},
