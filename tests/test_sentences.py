@@ -99,6 +99,33 @@ def test_text_tables_are_not_sentences():
     assert [u.kind for u in split(text)] == [TABLE]
 
 
+def test_a_command_typed_at_a_prompt_stays_with_the_words_that_lead_into_it():
+    text = ("To get more information on any specific named function, for example solve, the command is\n"
+            "> help(solve)\nAn alternative is\n> ?solve\nFor special characters, the argument must be quoted.")
+    assert [(u.kind, " ".join(u.text.split())) for u in split(text)] == [
+        (PROSE, "To get more information on any specific named function, for example solve, the command is "
+                "> help(solve)"),
+        (PROSE, "An alternative is > ?solve"),
+        (PROSE, "For special characters, the argument must be quoted.")]
+    # after a whole sentence, a command is code of its own; a quoted sentence is prose
+    assert [u.kind for u in split("Start R.\n> x <- c(1, 2)\n> mean(x)\nThat is all.")] == [PROSE, CODE, PROSE]
+    assert [u.kind for u in split("> Quoting a sentence here is prose, not a command.\nMore.")] == [PROSE, PROSE]
+    assert [u.kind for u in split("> A quotation that wraps\n> over two lines.")] == [PROSE]
+    assert [u.kind for u in split("You may see\nR> -2^2\n[1] -4\nand misread it.")][0] == PROSE
+
+
+def test_a_contents_page_is_a_listing_and_a_numbered_title_a_heading():
+    contents = "Contents\n1 Introduction 1\n1.1 The R environment 2\n1.2 Related software 3\n1.3 Using R 5"
+    assert [u.kind for u in split(contents)] == [TABLE]
+    units = split("1.8 R commands, case sensitivity, etc.\n\nTechnically R is an expression language.")
+    assert [(u.kind, u.text) for u in units] == [
+        (HEADING, "1.8 R commands, case sensitivity, etc."), (PROSE, "Technically R is an expression language.")]
+    # prose whose wrapped lines happen to end in numbers is not a contents page
+    prose = "We measured 12 samples on day 3\nand the mean rose by 4\nas expected on day 5\nof the trial 7.\nAll was well."
+    assert TABLE not in [u.kind for u in split(prose)]
+    assert [u.kind for u in split("We measured 12 samples on day 3\nand the mean rose by 4\nas expected.")] == [PROSE]
+
+
 def test_other_scripts():
     assert texts("Это первое предложение. А это второе!") == ["Это первое предложение.", "А это второе!"]
     assert texts("関数を定義します。引数も使えます。") == ["関数を定義します。", "引数も使えます。"]

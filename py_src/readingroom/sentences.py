@@ -209,15 +209,67 @@ def _block(text: str, start: int, end: int, labels: bool = True) -> list[Sentenc
     return out + _run(text, run, labels)
 
 
+# A command typed at a prompt ("> help(solve)" in the R manuals, "$ make"), as manuals set their
+# examples among the lines of a paragraph; "> " before a sentence of prose is a quotation.
+_PROMPT = re.compile(r"^\s*(?:[A-Za-z][\w.-]{0,9})?[>$]\s+(\S.*)$")  # "> ", "$ ", "R> ", "sqlite> "
+_CALL_MARKS = re.compile(r"[()\[\]{}=<^?|]")
+MAX_LEAD_IN_LINES = 3
+_ENDS_SENTENCE = re.compile(r"[.!?…:][\"'”’)\]]*$")
+# A numbered section's title on its own line ("1.8 R commands, case sensitivity, etc.").
+_SECTION_TITLE = re.compile(r"\d+(?:\.\d+)+\s+[^\W\d_]")
+# A table of contents' or an index's entry: words, then the page number.
+_PAGE_ENTRY = re.compile(r"[^\W\d_].*\s\d{1,4}\s*$")
+
+
+def _is_prompt(line: str) -> bool:
+    m = _PROMPT.match(line)  # a quoted line of prose ("> This wraps") has none of a call's marks
+    return bool(m) and bool(_CALL_MARKS.search(m.group(1)) or len(m.group(1).split()) == 1) \
+        and looks_like_code(m.group(1))
+
+
+def _is_listing(text: str, body: list[tuple[int, int]]) -> bool:
+    """Four lines or more, most a title and a page number and almost none a sentence's end:
+    a contents page or an index (prose wrapped in a PDF seldom ends three lines in five so)."""
+    lines = [text[x:y].strip() for x, y in body if text[x:y].strip()]
+    entries = sum(1 for ln in lines if _PAGE_ENTRY.search(ln))
+    ends = sum(1 for ln in lines if re.search(r"[.!?]$", ln))
+    return len(lines) >= 4 and entries >= 0.6 * len(lines) and ends <= 0.2 * len(lines)
+
+
 def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Sentence]:
-    """Lines with no heading among them: a table, code, list items, a label, or prose."""
+    """Lines with no heading among them: a table, code, list items, a label, or prose; lines
+    typed at a prompt are code of their own among the others."""
     if not body:
         return []
+    prompts = [_is_prompt(text[x:y]) for x, y in body]
+    if any(prompts):
+        out: list[Sentence] = []
+        i = 0
+        while i < len(body):
+            j = i
+            while j < len(body) and prompts[j] == prompts[i]:
+                j += 1
+            if not prompts[i]:
+                out += _run_lines(text, body[i:j], labels)
+            elif out and out[-1].kind in (PROSE, HEADING) and not _ENDS_SENTENCE.search(out[-1].text) \
+                    and j - i <= MAX_LEAD_IN_LINES:
+                # "the command is" / "> help(solve)": the words that lead into a command keep it
+                s, e = out[-1].start, _strip(text, body[i][0], body[j - 1][1])[1]
+                out[-1] = Sentence(text[s:e], s, e, PROSE)
+            else:
+                s, e = _strip(text, body[i][0], body[j - 1][1])
+                out.append(Sentence(text[s:e], s, e, CODE))
+            i = j
+        return out
+    return _run_lines(text, body, labels)
+
+
+def _run_lines(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Sentence]:
     a, b = body[0][0], body[-1][1]
     chunk = text[a:b]
     s, e = _strip(text, a, b)
     rows = sum(1 for x, y in body if text[x:y].count("|") >= 2 or text[x:y].lstrip().startswith(("+-", "+=", "|")))
-    if rows * 2 >= len(body) and rows:  # a text table: its cells are not sentences
+    if (rows * 2 >= len(body) and rows) or _is_listing(text, body):  # a text table: its cells are not sentences
         return [Sentence(text[s:e], s, e, TABLE)]
     indented = all(text[x:y][:1] in (" ", "\t") for x, y in body)
     # An interactive session (">>> ...") is code wherever it stands: a chunk that starts inside
@@ -231,9 +283,9 @@ def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Se
     if starts:
         bounds = sorted(set([a] + starts)) + [b]
         return [u for x, y in zip(bounds, bounds[1:]) for u in _prose(text, x, y, ITEM if x in starts else PROSE)]
-    if labels and len(body) == 1 and len(chunk.split()) <= 12 and not re.search(
-            r"[.!?:…。！？][\"'”’)\]]*(?:\s*\[\d+\])?\s*$", chunk):
-        return [Sentence(text[s:e], s, e, HEADING)]  # a short line on its own: a label or signature
+    if labels and len(body) == 1 and len(chunk.split()) <= 12 and (not re.search(
+            r"[.!?:…。！？][\"'”’)\]]*(?:\s*\[\d+\])?\s*$", chunk) or _SECTION_TITLE.match(chunk.strip())):
+        return [Sentence(text[s:e], s, e, HEADING)]  # a short line on its own: a label, signature or title
     return _prose(text, a, b, PROSE)
 
 

@@ -122,6 +122,7 @@ def with_list(units: Sequence[sentences.Sentence], i: int) -> int:
 # A sentence that names its subject only by pointing back at the line above it.
 _POINTS_BACK = re.compile(r"(?:This|These|It|Its|They|Their|Such|Here)\b")
 _TERM_CHARS = re.compile(r"[._(]")
+_SECTION_NUMBER = re.compile(r"(?:\d+|[A-Z])(?:\.\d+)*\.?\s+\S")  # "1.7 Getting help", "A.2 Notes"
 _ATX_MARKS = re.compile(r"#{1,6}\s+")
 MAX_TERM = 80
 
@@ -139,6 +140,8 @@ def with_term(units: Sequence[sentences.Sentence], i: int) -> int:
         return s.start
     marks = _ATX_MARKS.match(h.text)
     term = h.text[marks.end():] if marks else h.text
+    if _SECTION_NUMBER.match(term):
+        return s.start  # a numbered section's title, not a term the sentence defines
     if not (_TERM_CHARS.search(term) or _POINTS_BACK.match(s.text)):
         return s.start
     return h.start + (marks.end() if marks else 0)
@@ -152,8 +155,9 @@ def _after(span: Span, ps: Sequence[Piece], units: Sequence[sentences.Sentence],
         return "", 0
     nxt = units[last + 1]
     text = span.text[end:nxt.end]
-    if span.text[end:nxt.start].strip() or len(text) > MAX_CHARS:
-        return "", 0
+    gap = span.text[end:nxt.start]
+    if gap.strip() or "\n\n" in gap.replace(" ", "").replace("\t", "") or len(text) > MAX_CHARS:
+        return "", 0  # not the same paragraph
     b = to_document(ps, nxt.end, end=True)
     if b is None or b[0] - doc_end != nxt.end - end:
         return "", 0  # a gap between chunks: not verbatim

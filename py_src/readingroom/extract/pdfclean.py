@@ -142,9 +142,9 @@ def join_split_ligatures(texts: list[str]) -> list[str]:
     return [_SPLIT.sub(join, t) for t in texts]
 
 
-def _find_title(lines: list[str], at: int, want: str) -> int | None:
-    """The first line from ``at`` that holds the title (after a number or so), or starts it
-    when the title is wrapped onto the next line too."""
+def _find_title(lines: list[str], at: int, want: str) -> tuple[int, int] | None:
+    """(first line, lines taken) of the title from ``at``: a line that holds it (after a number
+    or so), or two when it is wrapped onto the next line."""
     if not want:
         return None
 
@@ -153,9 +153,10 @@ def _find_title(lines: list[str], at: int, want: str) -> int | None:
         return got.endswith(want) and len(got) <= len(want) + 12
 
     for i in range(at, len(lines)):
-        if holds(lines[i]) or (i + 1 < len(lines) and not holds(lines[i + 1])
-                               and holds(f"{lines[i]} {lines[i + 1]}")):
-            return i
+        if holds(lines[i]):
+            return i, 1
+        if i + 1 < len(lines) and not holds(lines[i + 1]) and holds(f"{lines[i]} {lines[i + 1]}"):
+            return i, 2
     return None
 
 
@@ -170,20 +171,23 @@ def _sections(texts: list[str], outline: list[tuple[int, str, int]], scanned: se
     path: list[tuple[int, str]] = []
     for number, text in enumerate(texts, start=1):
         lines = text.split("\n")
-        cuts: list[tuple[int, int, str]] = []  # (line index, level, title)
+        cuts: list[tuple[int, int, str, int]] = []  # (line index, level, title, its lines)
         at = 0
         for level, title in marks.get(number, []):
-            want = _norm(title)
-            found = _find_title(lines, at, want)
-            cuts.append((found if found is not None else at, level, title))
-            at = found if found is not None else at
+            found = _find_title(lines, at, _norm(title))
+            cuts.append((found[0], level, title, found[1]) if found else (at, level, title, 0))
+            at = found[0] if found is not None else at
         bounds = [0] + [c[0] for c in cuts] + [len(lines)]
-        heads = [None] + [(c[1], c[2]) for c in cuts]
+        heads = [None] + [(c[1], c[2], c[3]) for c in cuts]
         for (a, b), head in zip(zip(bounds, bounds[1:]), heads):
+            took = 0
             if head is not None:
-                level, title = head
+                level, title, took = head
                 path = [(lv, t) for lv, t in path if lv < level] + [(level, " ".join(title.split()))]
-            body = "\n".join(lines[a:b]).strip()
+            # the title's line(s) stand apart from the paragraph under them, as on the page
+            title_lines = "\n".join(lines[a:a + took]).strip() if took and a + took <= b else ""
+            rest = "\n".join(lines[a + took:b] if title_lines else lines[a:b]).strip()
+            body = f"{title_lines}\n\n{rest}" if title_lines and rest else (title_lines or rest)
             if body:
                 marker = (places.OCR,) if number in scanned else ()
                 sections.append(Section(tuple(t for _, t in path) + marker, body, page=number))
