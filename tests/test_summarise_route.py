@@ -149,3 +149,16 @@ def test_asking_how_or_whether_to_compare_things_is_a_passage_question(question)
     not asking for documents to be compared: it is searched, not refused with "which documents?"."""
     assert route(question, R).kind == PASSAGES
     assert route("Can you compare R-data and R-admin?", R).kind == COMPARE
+
+
+@pytest.mark.parametrize("question", [
+    "What is the difference between a list and a data frame?",
+    "Compare vectors and matrices",
+    "How does a factor differ from a character vector?",
+])
+def test_comparing_things_that_are_not_documents_is_a_passage_question(question):
+    """One side names a document by a common word ("data") and the other names none: the
+    things compared are topics, answered from passages, not refused with "which documents?"."""
+    r = route(question, R)
+    assert (r.kind, r.reason) == (PASSAGES, None)
+    assert route("What is the difference between R-data and the R language definition?", R).doc_ids == (1, 5)

@@ -230,6 +230,9 @@ def route(question: str, docs: Sequence[DocRef], scope: Sequence[int] = ()) -> R
         for p, (d, cands) in zip(parts, got):
             if d is None and cands:
                 return Route(kind, (), True, AMBIGUOUS, p, cands)
+        if kind == COMPARE and any(d is None for d, _ in got):
+            # "the difference between a list and a data frame": things, not documents, compared
+            return Route(PASSAGES, tuple(scope), phrase=rest)
     if whole is not None:
         return _finish(kind, (whole.id,) + tuple(i for i in scope if i != whole.id)[: 1], True, rest, ())
     if candidates:
