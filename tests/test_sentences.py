@@ -126,6 +126,30 @@ def test_a_contents_page_is_a_listing_and_a_numbered_title_a_heading():
     assert [u.kind for u in split("We measured 12 samples on day 3\nand the mean rose by 4\nas expected.")] == [PROSE]
 
 
+def test_a_short_title_line_above_its_paragraph_is_a_heading():
+    text = ("This does not work with the default separator.\n5. Missing values\n"
+            "By default the file is assumed to contain NA.\nEmpty fields are missing too.")
+    assert [(u.kind, u.text) for u in split(text)] == [
+        (PROSE, "This does not work with the default separator."), (HEADING, "5. Missing values"),
+        (PROSE, "By default the file is assumed to contain NA."), (PROSE, "Empty fields are missing too.")]
+    # a wrapped line of prose that happens to be followed by a capital is not a title
+    assert [u.kind for u in split("It reads the file and\nThen writes it back.")] == [PROSE]
+    assert [u.kind for u in split("It was, in short, a mess,\nNot a plan.")] == [PROSE]
+
+
+def test_a_spaced_ellipsis_does_not_end_a_sentence():
+    text = "Columns of one type (numeric,\ncharacter, date, . . .) and rows of records. Next one."
+    assert texts(text) == ["Columns of one type (numeric, character, date, . . .) and rows of records.", "Next one."]
+    assert texts("Wait . . . Then it came.") == ["Wait . . .", "Then it came."]
+
+
+def test_a_lower_case_remark_in_brackets_stays_with_its_sentence():
+    assert texts("It is used by scan() for input. (see Section 7.2.) Conversely, x is cut.") == [
+        "It is used by scan() for input. (see Section 7.2.)", "Conversely, x is cut."]
+    assert texts("It quits. (This is also what q() does.) Fine.") == [
+        "It quits.", "(This is also what q() does.)", "Fine."]
+
+
 def test_other_scripts():
     assert texts("Это первое предложение. А это второе!") == ["Это первое предложение.", "А это второе!"]
     assert texts("関数を定義します。引数も使えます。") == ["関数を定義します。", "引数も使えます。"]

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 
 from .chunking import trim as _strip
+from .line_kinds import (MAX_LEAD_IN_LINES, ENDS_SENTENCE, SECTION_TITLE, is_listing, is_prompt,
+                         is_title_line, looks_like_code)
 
 PROSE, ITEM, HEADING, CODE, TABLE = "prose", "item", "heading", "code", "table"
 
@@ -34,9 +36,6 @@ _BLANK = re.compile(r"\n[ \t]*\n")
 # A sentence end: . ! ? (or …), closing quotes/brackets, then footnote or citation marks
 # such as [1] or [1, 2] that belong to the sentence they follow.
 _END = re.compile(r"[.!?…]+[\"'”’)\]*_`]*(?:\s*\[\d+(?:\s*[,;]\s*\d+)*\])*(?=\s|$)")
-_CODE_CHARS = set("=(){}[]<>#@;:*|\\/_`")
-# Inline code as reference prose quotes it: a spaceless name in quotes or backticks, or *emphasis*.
-_QUOTED_NAME = re.compile(r'"[^"\s]{1,60}"|“[^”\s]{1,60}”|`[^`\n]{1,60}`|\*[^*\s]{1,60}\*')
 
 
 @dataclass(frozen=True)
@@ -85,22 +84,6 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     return out
 
 
-def looks_like_code(block: str) -> bool:
-    """An indented block is code unless it reads like prose: words, a sentence end, few
-    code symbols (reference docs indent their prose under each signature)."""
-    lines = [ln for ln in block.splitlines() if ln.strip()]
-    if any(ln.lstrip().startswith((">>>", "... ", "$ ")) for ln in lines) or "::=" in block:
-        return True
-    flat = " ".join(block.split())
-    words = re.findall(r"[^\W\d_]{2,}", flat)
-    if len(words) < 4 or not re.search(r"[.!?:…][\"'”’)\]]*(?:\s*\[\d+\])?$", flat):
-        return True
-    # A name quoted in prose ("__eq__()", `x<y`, *cls*) is a word of the sentence, not code.
-    flat = _QUOTED_NAME.sub("x", flat)
-    symbols = sum(1 for c in flat if c in _CODE_CHARS)
-    return symbols / max(1, len(flat.replace(" ", ""))) > 0.08
-
-
 def _is_abbreviation(text: str, dot: int) -> bool:
     """Is the full stop at ``dot`` part of an abbreviation or an initial?"""
     j = dot
@@ -125,8 +108,12 @@ def _starts_sentence(text: str, at: int, gap: str) -> bool:
     if at >= len(text):
         return True
     c = text[at]
+    if c == "(" and text[at + 1:at + 2].islower():
+        return False  # "... for input. (see Section 7.2.)": a remark on the sentence before
     if c.isupper() or c.isdigit() or c in "\"'“‘([*`_<-•":
         return True
+    if c in ".,;:)]}":
+        return False  # the dots of a spaced ellipsis (". . ." in typeset PDFs) or a stray mark
     if not c.isalpha():
         return True
     if c.islower():
@@ -209,39 +196,12 @@ def _block(text: str, start: int, end: int, labels: bool = True) -> list[Sentenc
     return out + _run(text, run, labels)
 
 
-# A command typed at a prompt ("> help(solve)" in the R manuals, "$ make"), as manuals set their
-# examples among the lines of a paragraph; "> " before a sentence of prose is a quotation.
-_PROMPT = re.compile(r"^\s*(?:[A-Za-z][\w.-]{0,9})?[>$]\s+(\S.*)$")  # "> ", "$ ", "R> ", "sqlite> "
-_CALL_MARKS = re.compile(r"[()\[\]{}=<^?|]")
-MAX_LEAD_IN_LINES = 3
-_ENDS_SENTENCE = re.compile(r"[.!?…:][\"'”’)\]]*$")
-# A numbered section's title on its own line ("1.8 R commands, case sensitivity, etc.").
-_SECTION_TITLE = re.compile(r"\d+(?:\.\d+)+\s+[^\W\d_]")
-# A table of contents' or an index's entry: words, then the page number.
-_PAGE_ENTRY = re.compile(r"[^\W\d_].*\s\d{1,4}\s*$")
-
-
-def _is_prompt(line: str) -> bool:
-    m = _PROMPT.match(line)  # a quoted line of prose ("> This wraps") has none of a call's marks
-    return bool(m) and bool(_CALL_MARKS.search(m.group(1)) or len(m.group(1).split()) == 1) \
-        and looks_like_code(m.group(1))
-
-
-def _is_listing(text: str, body: list[tuple[int, int]]) -> bool:
-    """Four lines or more, most a title and a page number and almost none a sentence's end:
-    a contents page or an index (prose wrapped in a PDF seldom ends three lines in five so)."""
-    lines = [text[x:y].strip() for x, y in body if text[x:y].strip()]
-    entries = sum(1 for ln in lines if _PAGE_ENTRY.search(ln))
-    ends = sum(1 for ln in lines if re.search(r"[.!?]$", ln))
-    return len(lines) >= 4 and entries >= 0.6 * len(lines) and ends <= 0.2 * len(lines)
-
-
 def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Sentence]:
     """Lines with no heading among them: a table, code, list items, a label, or prose; lines
     typed at a prompt are code of their own among the others."""
     if not body:
         return []
-    prompts = [_is_prompt(text[x:y]) for x, y in body]
+    prompts = [is_prompt(text[x:y]) for x, y in body]
     if any(prompts):
         out: list[Sentence] = []
         i = 0
@@ -251,7 +211,7 @@ def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Se
                 j += 1
             if not prompts[i]:
                 out += _run_lines(text, body[i:j], labels)
-            elif out and out[-1].kind in (PROSE, HEADING) and not _ENDS_SENTENCE.search(out[-1].text) \
+            elif out and out[-1].kind in (PROSE, HEADING) and not ENDS_SENTENCE.search(out[-1].text) \
                     and j - i <= MAX_LEAD_IN_LINES:
                 # "the command is" / "> help(solve)": the words that lead into a command keep it
                 s, e = out[-1].start, _strip(text, body[i][0], body[j - 1][1])[1]
@@ -269,7 +229,7 @@ def _run_lines(text: str, body: list[tuple[int, int]], labels: bool = True) -> l
     chunk = text[a:b]
     s, e = _strip(text, a, b)
     rows = sum(1 for x, y in body if text[x:y].count("|") >= 2 or text[x:y].lstrip().startswith(("+-", "+=", "|")))
-    if (rows * 2 >= len(body) and rows) or _is_listing(text, body):  # a text table: its cells are not sentences
+    if (rows * 2 >= len(body) and rows) or is_listing(text, body):  # a text table: its cells are not sentences
         return [Sentence(text[s:e], s, e, TABLE)]
     indented = all(text[x:y][:1] in (" ", "\t") for x, y in body)
     # An interactive session (">>> ...") is code wherever it stands: a chunk that starts inside
@@ -278,13 +238,19 @@ def _run_lines(text: str, body: list[tuple[int, int]], labels: bool = True) -> l
                   for x, y in body)
     if doctest or (indented and looks_like_code(chunk)):
         return [Sentence(text[s:e], s, e, CODE)]
+    for i in range(len(body) - 1):  # "...separator." / "5. Missing values" / "By default the ..."
+        if (i == 0 or ENDS_SENTENCE.search(text[body[i - 1][0]:body[i - 1][1]].rstrip())) \
+                and is_title_line(text, body[i:i + 2]):
+            x, y = _strip(text, *body[i])
+            before = _run_lines(text, body[:i], labels) if i else []
+            return before + [Sentence(text[x:y], x, y, HEADING)] + _run_lines(text, body[i + 1:], labels)
     # List items: each bullet starts a unit; its wrapped lines continue it.
     starts = [x for x, y in body if _BULLET.match(text[x:y])]
     if starts:
         bounds = sorted(set([a] + starts)) + [b]
         return [u for x, y in zip(bounds, bounds[1:]) for u in _prose(text, x, y, ITEM if x in starts else PROSE)]
     if labels and len(body) == 1 and len(chunk.split()) <= 12 and (not re.search(
-            r"[.!?:…。！？][\"'”’)\]]*(?:\s*\[\d+\])?\s*$", chunk) or _SECTION_TITLE.match(chunk.strip())):
+            r"[.!?:…。！？][\"'”’)\]]*(?:\s*\[\d+\])?\s*$", chunk) or SECTION_TITLE.match(chunk.strip())):
         return [Sentence(text[s:e], s, e, HEADING)]  # a short line on its own: a label, signature or title
     return _prose(text, a, b, PROSE)
 

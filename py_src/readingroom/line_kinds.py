@@ -1,0 +1,75 @@
+"""What a line, or a block of lines, is before it is split into sentences: code, a command
+typed at a prompt, a title set above its paragraph, or a contents page's or an index's
+listing. Manuals typeset as PDFs put all of these among the lines of their paragraphs
+(the R manuals: "> help(solve)", "5. Missing values", "1.1 The R environment 2"); the
+splitter (``sentences.py``) asks these predicates and keeps the units apart.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CODE_CHARS = set("=(){}[]<>#@;:*|\\/_`")
+# Inline code as reference prose quotes it: a spaceless name in quotes or backticks, or *emphasis*.
+_QUOTED_NAME = re.compile(r'"[^"\s]{1,60}"|“[^”\s]{1,60}”|`[^`\n]{1,60}`|\*[^*\s]{1,60}\*')
+
+
+def looks_like_code(block: str) -> bool:
+    """An indented block is code unless it reads like prose: words, a sentence end, few
+    code symbols (reference docs indent their prose under each signature)."""
+    lines = [ln for ln in block.splitlines() if ln.strip()]
+    if any(ln.lstrip().startswith((">>>", "... ", "$ ")) for ln in lines) or "::=" in block:
+        return True
+    flat = " ".join(block.split())
+    words = re.findall(r"[^\W\d_]{2,}", flat)
+    if len(words) < 4 or not re.search(r"[.!?:…][\"'”’)\]]*(?:\s*\[\d+\])?$", flat):
+        return True
+    # A name quoted in prose ("__eq__()", `x<y`, *cls*) is a word of the sentence, not code.
+    flat = _QUOTED_NAME.sub("x", flat)
+    symbols = sum(1 for c in flat if c in _CODE_CHARS)
+    return symbols / max(1, len(flat.replace(" ", ""))) > 0.08
+
+
+# A command typed at a prompt ("> help(solve)" in the R manuals, "$ make"), as manuals set their
+# examples among the lines of a paragraph; "> " before a sentence of prose is a quotation.
+_PROMPT = re.compile(r"^\s*(?:[A-Za-z][\w.-]{0,9})?[>$]\s+(\S.*)$")  # "> ", "$ ", "R> ", "sqlite> "
+_CALL_MARKS = re.compile(r"[()\[\]{}=<^?|]")
+MAX_LEAD_IN_LINES = 3
+MAX_TITLE_WORDS = 6
+ENDS_SENTENCE = re.compile(r"[.!?…:][\"'”’)\]]*$")
+# A numbered section's title on its own line ("1.8 R commands, case sensitivity, etc.").
+SECTION_TITLE = re.compile(r"\d+(?:\.\d+)+\s+[^\W\d_]")
+# A table of contents' or an index's entry: words, then the page number.
+_PAGE_ENTRY = re.compile(r"[^\W\d_].*\s\d{1,4}\s*$")
+
+
+def is_prompt(line: str) -> bool:
+    m = _PROMPT.match(line)  # a quoted line of prose ("> This wraps") has none of a call's marks
+    return bool(m) and bool(_CALL_MARKS.search(m.group(1)) or len(m.group(1).split()) == 1) \
+        and looks_like_code(m.group(1))
+
+
+def is_listing(text: str, body: list[tuple[int, int]]) -> bool:
+    """Four lines or more, most a title and a page number and almost none a sentence's end:
+    a contents page or an index (prose wrapped in a PDF seldom ends three lines in five so)."""
+    lines = [text[x:y].strip() for x, y in body if text[x:y].strip()]
+    entries = sum(1 for ln in lines if _PAGE_ENTRY.search(ln))
+    ends = sum(1 for ln in lines if re.search(r"[.!?]$", ln))
+    return len(lines) >= 4 and entries >= 0.6 * len(lines) and ends <= 0.2 * len(lines)
+
+
+def is_title_line(text: str, body: list[tuple[int, int]]) -> bool:
+    """A run's first line is a title set above its paragraph: a few words, no stop or comma at
+    its end, and the next line opens with a capital (a wrapped line of prose is much longer)."""
+    if len(body) < 2:
+        return False
+    first, nxt = text[body[0][0]:body[0][1]].strip(), text[body[1][0]:body[1][1]].lstrip()
+    words = re.findall(r"[^\W\d_]{2,}", first)
+    return (0 < len(words) <= MAX_TITLE_WORDS and len(first.split()) <= MAX_TITLE_WORDS + 1
+            and not re.search(r"[.!?:;,…\-–—(\[{=][\"'”’)\]]*$", first) and nxt[:1].isupper()
+            and not _CALL_MARKS.search(first) and words[-1] not in _JOINING)
+
+
+# Words a title does not end with but a wrapped line of prose often does.
+_JOINING = frozenset("a an and as at but by for from if in into is of on or than that the to was "
+                     "were which with".split())
