@@ -102,6 +102,9 @@ def test_a_question_the_documents_do_not_cover(notes):
     a = run(notes.ask("Who won the football world cup in 1998?")).to_dict()
     assert (a["covered"], a["reason"], a["quick"]) == (False, "not_covered", [])
     assert a["message"] == "Your documents do not seem to cover this."
+    a = run(notes.ask("How do I set up Kubernetes?")).to_dict()
+    assert (a["covered"], a["reason"], a["quick"]) == (False, "not_covered", [])
+    assert a["message"] == "Your documents do not seem to cover this. Nothing found mentions “Kubernetes”."
 
 
 def test_a_follow_up_is_searched_with_the_conversation_and_stands_alone_without_one(notes):

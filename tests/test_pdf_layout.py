@@ -102,3 +102,12 @@ def test_a_wrapped_heading_in_a_pdf_heads_its_section_once():
     assert paths == [("Effects of winter storms on the nesting colonies",), ("Counts",)], paths
     assert "The storms of January flooded" in doc.sections[0].text
     assert "Four hundred pairs" in doc.sections[1].text
+
+
+def test_an_accent_set_as_its_own_glyph_joins_its_letter():
+    """TeX-made PDFs give "Fran¸cois" and "Universit¨at": the reader sees François and Universität."""
+    from readingroom.extract.pdfclean import clean_pages
+
+    pages = ["Suggested by Fran\u00b8cois Pinard at the Universit\u00a8at Wien.\nA caf\u00b4e.\n"]
+    text = clean_pages(pages)[0]
+    assert "François Pinard at the Universität Wien" in text and "café" in text and "\u00b8" not in text

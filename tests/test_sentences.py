@@ -143,6 +143,12 @@ def test_a_spaced_ellipsis_does_not_end_a_sentence():
     assert texts("Wait . . . Then it came.") == ["Wait . . .", "Then it came."]
 
 
+def test_a_web_address_broken_across_lines_at_a_dot_does_not_end_the_sentence():
+    text = "It is widely available. RODBC (https://CRAN.\nR-project.org/package=RODBC) is one. See https://a.org.\nThen more."
+    assert texts(text) == ["It is widely available.", "RODBC (https://CRAN. R-project.org/package=RODBC) is one.",
+                           "See https://a.org.", "Then more."]
+
+
 def test_a_lower_case_remark_in_brackets_stays_with_its_sentence():
     assert texts("It is used by scan() for input. (see Section 7.2.) Conversely, x is cut.") == [
         "It is used by scan() for input. (see Section 7.2.)", "Conversely, x is cut."]

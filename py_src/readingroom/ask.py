@@ -142,6 +142,8 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
     if not out.covered and out.reason is None:
         out.reason = reasons.NO_SENTENCE if spans and not cands else reasons.NOT_COVERED
     out.message = reasons.message(out.reason)
+    if out.reason == reasons.NOT_COVERED and ev.missing:
+        out.message += f" Nothing found mentions “{ev.missing}”."
     if out.reason not in (None, reasons.NOT_COVERED, reasons.NO_SENTENCE) and not out.covered:
         out.message += " " + reasons.message(reasons.NOT_COVERED)
     sent = result.packed if own["model_budget"] is None else pack.prefix(result.packed, own["model_budget"])

@@ -121,6 +121,17 @@ def _starts_sentence(text: str, at: int, gap: str) -> bool:
     return True  # scripts without case (CJK, Arabic, ...)
 
 
+def _url_goes_on(text: str, dot: int, nxt: int) -> bool:
+    """A web address a PDF broke at a dot ("(https://CRAN.", "R-project.org/package=RODBC)")."""
+    j = dot
+    while j > 0 and not text[j - 1].isspace():
+        j -= 1
+    if "://" not in text[j:dot] or "\n" not in text[dot:nxt]:
+        return False
+    word = re.match(r"\S+", text[nxt:nxt + 200])
+    return bool(word) and re.match(r"[\w.-]+[/)]", word.group()) is not None
+
+
 def _prose(text: str, start: int, end: int, kind: str) -> list[Sentence]:
     out: list[Sentence] = []
     cur = start
@@ -134,7 +145,7 @@ def _prose(text: str, start: int, end: int, kind: str) -> list[Sentence]:
         if text[m.start()] == "." and m.end() - m.start() == 1 and (
                 _is_abbreviation(text, m.start()) or _is_list_number(text, cur, m.start())):
             continue
-        if not _starts_sentence(text, nxt, text[stop:nxt]):
+        if not _starts_sentence(text, nxt, text[stop:nxt]) or _url_goes_on(text, m.start(), nxt):
             continue
         s, e = _strip(text, cur, stop)
         if s < e:

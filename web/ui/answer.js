@@ -159,7 +159,7 @@ function answerWhy(answer) {
   const lines = [`searched for: ${answer.standalone_query ?? answer.question ?? ''}`,
     `covered: ${answer.covered} (probability ${num(c.probability)}, threshold ${num(c.threshold)}; best sentence logit ${num(c.best_logit)}, ` +
     `sentence cosine ${num(c.sentence_sim)}, passage cosine ${num(c.passage_sim)}, words ${num(c.words)}, ` +
-    `words found anywhere ${num(c.known)})`];
+    `words found anywhere ${num(c.known)}${c.missing ? `, a name nothing found mentions: ${c.missing}` : ''})`];
   for (const q of answer.quick ?? []) lines.push(`[${q.n}] ${num(q.score)}  ${q.text}`);
   const t = a.timings_ms ?? {};
   lines.push(`timings (ms): ${Object.entries(t).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}`);

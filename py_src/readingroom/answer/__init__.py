@@ -17,6 +17,7 @@ from ..merge import Piece
 from ..records import Hit, Span
 from .candidates import (MAX_SENTENCES, Candidate, candidates, known_share, lexical_share, passage_sims,
                          weighted_shares)
+from . import names
 from .coverage import Evidence, covered
 from .model import SentenceModel
 from .quick import MAX_QUICK, Quick, Scored, score, select
@@ -35,11 +36,12 @@ def decide(question: str, cands: Sequence[Candidate], query_vec: np.ndarray | No
     s = score(question, cands, query_vec, vecs, model)
     q = s.question.terms
     sims = [p for p in passage_sims(evidence, spans) if p is not None] if query_vec is not None else []
+    texts = [h.text for h in evidence] + [sp.text for sp in spans]
     ev = Evidence(best_logit=s.best_logit,
                   passage_sim=max(sims) if sims else None,
                   sentence_sim=float(s.cos.max()) if s.cos is not None and len(s.cos) else None,
                   words=round(max((lexical_share(q, sp.text) for sp in spans), default=0.0), 4),
-                  known=round(known_share(q, [h.text for h in evidence] + [sp.text for sp in spans]), 4))
+                  known=round(known_share(q, texts), 4), missing=names.missing(question, texts))
     return s, ev
 
 

@@ -6,7 +6,11 @@ coverage model (``model.CoverageModel``): the sentence model's best logit (does 
 answer it?), the best sentence's and the best packed passage's cosine to the question, the
 best share of the question's words in one passage, and the share of its words found anywhere in
 what retrieval brought back. Its threshold was set on a held-back part
-of the public training data (see ``weights.json``), not on this project's question sets.
+of the public training data (see ``weights.json``), not on this project's question sets. One
+input says whether the question gives a name (code, a proper name) that nothing retrieval
+brought back mentions (``names.py``); a missing name that is surely code ("asyncio.gather",
+"C++") is not covered whatever the model says: identifiers are not misspelt into other words
+the way "Tuscon" or "Burma" are.
 
 Without vectors (the model is down, or the index was made by another model) there are no
 cosines and no sentence model worth trusting: words alone decide, as before.
@@ -19,9 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .model import CoverageModel, load
+from .names import is_code
 
 LEXICAL_ONLY_WORDS = 0.75  # no vectors: the share of the question's words one passage must hold
-NAMES = ("best_logit", "sentence_sim", "passage_sim", "words", "known")
+NAMES = ("best_logit", "sentence_sim", "passage_sim", "words", "known", "missing")
 
 
 @dataclass(frozen=True)
@@ -31,13 +36,14 @@ class Evidence:
     sentence_sim: float | None  # best cosine of a candidate sentence
     words: float  # best share of the question's words in one packed passage
     known: float = 1.0  # share of the question's words anywhere in what retrieval brought back
+    missing: str = ""  # a name the question gives that nothing retrieval brought back mentions (names.py)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
 
     def row(self) -> list[float]:
         return [self.best_logit if self.best_logit is not None else -10.0,
-                self.sentence_sim or 0.0, self.passage_sim or 0.0, self.words, self.known]
+                self.sentence_sim or 0.0, self.passage_sim or 0.0, self.words, self.known, float(bool(self.missing))]
 
 
 def probability(ev: Evidence, model: CoverageModel | None = None) -> float | None:
@@ -49,6 +55,8 @@ def probability(ev: Evidence, model: CoverageModel | None = None) -> float | Non
 
 
 def covered(ev: Evidence, model: CoverageModel | None = None) -> bool:
+    if ev.missing and is_code(ev.missing):
+        return False  # "asyncio.gather", "C++" in a library that never mentions them
     p = probability(ev, model)
     if p is None:
         return ev.words >= LEXICAL_ONLY_WORDS

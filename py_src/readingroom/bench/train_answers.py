@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..aio import run
-from ..answer import MAX_SENTENCES, coverage, features as F, model as M, quick, prepare
+from ..answer import MAX_SENTENCES, coverage, features as F, model as M, names, quick, prepare
 from ..ask import embed_candidates, span_pieces
 from ..ingest import NewDocument
 from ..options import Options
@@ -86,7 +86,7 @@ async def rows_for(lib, item: qa_data.Item) -> dict:
     qvec, vecs, _ = await embed_candidates(lib.embedder, item.question, cands, result)
     s, ev = _decide(item.question, cands, qvec, vecs, spans, result.evidence)
     return {"x": s.features, "y": np.array([item.holds_answer(c.text) for c in cands], dtype=float),
-            "ev": [ev.sentence_sim or 0.0, ev.passage_sim or 0.0, ev.words, ev.known],
+            "ev": [ev.sentence_sim or 0.0, ev.passage_sim or 0.0, ev.words, ev.known], "missing": ev.missing,
             "q": item.question, "cands": [asdict(c) for c in cands], "cos": s.cos,
             # the vectors themselves (half precision), for features made from them later
             "qv": None if qvec is None else np.asarray(qvec, np.float16),
@@ -207,7 +207,8 @@ def figures(rows: list[dict], logits_of, share: float | None = None) -> dict:
 
 
 def coverage_rows(rows: list[dict], model: M.SentenceModel) -> tuple[np.ndarray, np.ndarray]:
-    x = [[float(model.logits(r["x"]).max()) if len(r["x"]) else -10.0, *r["ev"]] for r in rows]
+    x = [[float(model.logits(r["x"]).max()) if len(r["x"]) else -10.0, *r["ev"], float(bool(r["missing"]))]
+         for r in rows]
     return np.asarray(x), np.asarray([float(r["answerable"]) for r in rows])
 
 
@@ -250,8 +251,8 @@ def group_rows(a, name: str) -> dict[str, list[dict]]:
     cache.mkdir(parents=True, exist_ok=True)
     rows_path = cache / "rows-candidates.npz"
     if rows_path.exists():
-        return continuations(refeature(np.load(rows_path, allow_pickle=True)["sets"].item()),
-                             qa_data.group(a.data, name)[0])
+        sets = with_missing(a, cache, np.load(rows_path, allow_pickle=True)["sets"].item(), rows_path)
+        return continuations(refeature(sets), qa_data.group(a.data, name)[0])
     items, docs, (train_t, held_t, out_t) = qa_data.split_group(a.data, name)
     lib = library(cache, {t: docs[t] for t in train_t | held_t}, a.model_dir)
     pick = lambda ts, answerable: [i for i in items if i.title in ts and i.answerable == answerable]  # noqa: E731
@@ -265,6 +266,28 @@ def group_rows(a, name: str) -> dict[str, list[dict]]:
     np.savez(rows_path, sets=np.array(sets, dtype=object))
     print(f"{name}: collected rows (load {l0[0]:.1f} -> {load_average()[0]:.1f})", file=sys.stderr)
     return continuations(refeature(sets), items)
+
+
+def with_missing(a, cache: Path, sets: dict, rows_path: Path) -> dict:
+    """Rows collected before the coverage model weighed a missing name get it now: retrieval
+    again (no candidates embedded), ``names.missing`` over what it brought back; saved."""
+    todo = [r for rows in sets.values() for r in rows if "missing" not in r]
+    if not todo:
+        return sets
+    lib, t0 = library(cache, {}, a.model_dir), time.time()
+    for i, r in enumerate(todo):
+        r["missing"] = run(_missing(lib, r["q"]))
+        if (i + 1) % 1000 == 0:
+            print(f"  missing names: {i + 1}/{len(todo)} ({(i + 1) / (time.time() - t0):.1f} questions/s, "
+                  f"load {load_average()[0]:.1f})", file=sys.stderr, flush=True)
+    lib.close()
+    np.savez(rows_path, sets=np.array(sets, dtype=object))
+    return sets
+
+
+async def _missing(lib, question: str) -> str:
+    result = await retrieve(lib.index, lib.embedder, question, Options())
+    return names.missing(question, [h.text for h in result.evidence] + [sp.text for sp in result.packed.spans])
 
 
 def continuations(sets: dict, items: list[qa_data.Item]) -> dict:

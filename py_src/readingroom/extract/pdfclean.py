@@ -17,6 +17,7 @@ Pure, and the same on both sides (pypdf natively, pdf.js in the page give the li
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 
 from .. import places
@@ -26,6 +27,12 @@ from .pdffonts import font_outline
 
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
               "\ufb05": "st", "\ufb06": "st"}
+# TeX sets an accent as its own glyph before the letter ("Fran¸cois", "Universit¨at"): the
+# spacing accent and its letter become the accented letter.
+_SPACING_ACCENTS = {"\u00b4": "\u0301", "\u00a8": "\u0308", "\u00b8": "\u0327", "\u02c6": "\u0302",
+                    "\u02dc": "\u0303", "\u02da": "\u030a", "\u02c7": "\u030c", "\u02d8": "\u0306",
+                    "\u02dd": "\u030b"}
+_ACCENTED = re.compile("([" + "".join(_SPACING_ACCENTS) + "])([A-Za-z])")
 _ROMAN = re.compile(r"^[ivxlcdm]+$", re.I)
 _NUMBER_AT_ENDS = re.compile(r"^(\d+)\b|\b(\d+)$")
 _HYPHEN = re.compile(r"([^\W\d_])-\n[ \t]*([a-z][\w’']*)[ \t]*", re.U)
@@ -92,9 +99,13 @@ def _norm(text: str) -> str:
     return re.sub(r"[^\w]+", " ", text.lower()).strip()
 
 
+def _accents(text: str) -> str:
+    return _ACCENTED.sub(lambda m: unicodedata.normalize("NFC", m.group(2) + _SPACING_ACCENTS[m.group(1)]), text)
+
+
 def clean_pages(pages: list[str], outline: list[tuple[int, str, int]] = ()) -> list[str]:
     """The pages' text without running lines, with broken words joined and ligatures undone."""
-    split = [[line.rstrip() for line in p.translate(str.maketrans(_LIGATURES)).split("\n")] for p in pages]
+    split = [[line.rstrip() for line in _accents(p.translate(str.maketrans(_LIGATURES))).split("\n")] for p in pages]
     titles: dict[int, set[str]] = {}
     for _level, title, page in outline:
         titles.setdefault(page, set()).add(_norm(title))
