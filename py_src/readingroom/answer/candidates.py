@@ -20,7 +20,7 @@ from ..fts import terms
 from ..merge import Piece, to_document
 from ..records import Hit, Span
 
-MAX_SENTENCES = 24  # one embedding batch; 40 cost 1.1 s in the page for the same held-back figure (train_answers.candidate_curve)
+MAX_SENTENCES = 24  # one embedding batch; 40 cost 1.1 s in the page for the same held-back figure (answer_curves.candidate_curve)
 MIN_WORDS = 4  # "See below." answers nothing
 MAX_CHARS = 600  # a sentence longer than this is a paragraph the splitter could not cut
 FIRST_TURN = 3  # each passage's first sentences by words, before any passage gets more

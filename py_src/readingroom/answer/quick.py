@@ -23,8 +23,8 @@ from .candidates import Candidate
 from .model import SentenceModel, load, probabilities
 
 MAX_QUICK = 3
-CONTINUE_BELOW = 120  # the best sentence, when shorter, is quoted with the one after it (train_answers.continue_curve on held-back public data)
-KEEP_SHARE = 0.05  # a 2nd/3rd sentence needs this share of the best one's probability (chosen by train_answers.keep_curve on held-back public data)
+CONTINUE_BELOW = 120  # the best sentence, when shorter, is quoted with the one after it (answer_curves.continue_curve on held-back public data)
+KEEP_SHARE = 0.05  # a 2nd/3rd sentence needs this share of the best one's probability (chosen by answer_curves.keep_curve on held-back public data)
 YESNO_REACH = 1.0  # a deciding sentence within this many logits of the best leads a yes/no answer
 YESNO_TERMS = 0.34  # ...if it holds at least a third of the question's terms
 
