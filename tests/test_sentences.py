@@ -112,6 +112,12 @@ def test_a_command_typed_at_a_prompt_stays_with_the_words_that_lead_into_it():
     assert [u.kind for u in split("> Quoting a sentence here is prose, not a command.\nMore.")] == [PROSE, PROSE]
     assert [u.kind for u in split("> A quotation that wraps\n> over two lines.")] == [PROSE]
     assert [u.kind for u in split("You may see\nR> -2^2\n[1] -4\nand misread it.")][0] == PROSE
+    # what the console printed back stays with its command, not at the start of the next sentence
+    units = split("Write\nR> (-2)^2\n[1] 4\nto get the square of -2.\nSee the parse tree.\n"
+                  "R> as.list(quote(-2^2))\n[[1]]\n‘-‘\n[[2]]\n2^2")
+    assert [(u.kind, " ".join(u.text.split())) for u in units] == [
+        (PROSE, "Write R> (-2)^2 [1] 4"), (PROSE, "to get the square of -2."), (PROSE, "See the parse tree."),
+        (CODE, "R> as.list(quote(-2^2)) [[1]] ‘-‘ [[2]] 2^2")]
 
 
 def test_a_contents_page_is_a_listing_and_a_numbered_title_a_heading():

@@ -43,6 +43,14 @@ SECTION_TITLE = re.compile(r"\d+(?:\.\d+)+\s+[^\W\d_]")
 _PAGE_ENTRY = re.compile(r"[^\W\d_].*\s\d{1,4}\s*$")
 
 
+# What a console prints back under a command: "[1] -4", "[[2]]", or a line without a word.
+_OUTPUT = re.compile(r"^\s*(?:\[{1,2}\d+\]{1,2}(?:\s|$)|[^A-Za-z]*(?:[A-Za-z]{1,2}[^A-Za-z]+)*[A-Za-z]{0,2}\s*$)")
+
+
+def is_output(line: str) -> bool:
+    return bool(line.strip()) and bool(_OUTPUT.match(line))
+
+
 def is_prompt(line: str) -> bool:
     m = _PROMPT.match(line)  # a quoted line of prose ("> This wraps") has none of a call's marks
     return bool(m) and bool(_CALL_MARKS.search(m.group(1)) or len(m.group(1).split()) == 1) \
