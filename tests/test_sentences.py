@@ -116,8 +116,11 @@ def test_a_command_typed_at_a_prompt_stays_with_the_words_that_lead_into_it():
     units = split("Write\nR> (-2)^2\n[1] 4\nto get the square of -2.\nSee the parse tree.\n"
                   "R> as.list(quote(-2^2))\n[[1]]\n‘-‘\n[[2]]\n2^2")
     assert [(u.kind, " ".join(u.text.split())) for u in units] == [
-        (PROSE, "Write R> (-2)^2 [1] 4"), (PROSE, "to get the square of -2."), (PROSE, "See the parse tree."),
+        (PROSE, "Write R> (-2)^2 [1] 4 to get the square of -2."), (PROSE, "See the parse tree."),
         (CODE, "R> as.list(quote(-2^2)) [[1]] ‘-‘ [[2]] 2^2")]
+    # the sentence a command interrupts goes on after it when its next line opens in lower case
+    assert texts("You may be seeing\nR> -2^2\n[1] -4\nand misreading the rules. Write it so.") == [
+        "You may be seeing R> -2^2 [1] -4 and misreading the rules.", "Write it so."]
 
 
 def test_a_contents_page_is_a_listing_and_a_numbered_title_a_heading():

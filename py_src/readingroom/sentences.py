@@ -217,18 +217,25 @@ def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Se
         prompts[i] = prompts[i] or (prompts[i - 1] and is_output(text[body[i][0]:body[i][1]]))
     if any(prompts):
         out: list[Sentence] = []
-        i = 0
+        i, open_ = 0, False
         while i < len(body):
             j = i
             while j < len(body) and prompts[j] == prompts[i]:
                 j += 1
             if not prompts[i]:
-                out += _run_lines(text, body[i:j], labels)
+                units = _run_lines(text, body[i:j], labels)
+                if open_ and units and units[0].kind == PROSE and units[0].text[:1].islower():
+                    # "... seeing something like" / "R> -2^2" / "and misunderstanding ...": one sentence
+                    out[-1] = Sentence(text[out[-1].start:units[0].end], out[-1].start, units[0].end, PROSE)
+                    units = units[1:]
+                out += units
+                open_ = False
             elif out and out[-1].kind in (PROSE, HEADING) and not ENDS_SENTENCE.search(out[-1].text) \
                     and j - i <= MAX_LEAD_IN_LINES:
                 # "the command is" / "> help(solve)": the words that lead into a command keep it
                 s, e = out[-1].start, _strip(text, body[i][0], body[j - 1][1])[1]
                 out[-1] = Sentence(text[s:e], s, e, PROSE)
+                open_ = True
             else:
                 s, e = _strip(text, body[i][0], body[j - 1][1])
                 out.append(Sentence(text[s:e], s, e, CODE))
