@@ -121,6 +121,10 @@ def test_a_command_typed_at_a_prompt_stays_with_the_words_that_lead_into_it():
     # the sentence a command interrupts goes on after it when its next line opens in lower case
     assert texts("You may be seeing\nR> -2^2\n[1] -4\nand misreading the rules. Write it so.") == [
         "You may be seeing R> -2^2 [1] -4 and misreading the rules.", "Write it so."]
+    assert texts("You are seeing something like\nR> -2^2\n[1] -4\nand misreading the rules in full. Write\n"
+                 "R> (-2)^2\n[1] 4\nto get the square.") == [
+        "You are seeing something like R> -2^2 [1] -4 and misreading the rules in full.",
+        "Write R> (-2)^2 [1] 4 to get the square."]
 
 
 def test_a_contents_page_is_a_listing_and_a_numbered_title_a_heading():

@@ -223,7 +223,7 @@ def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Se
             while j < len(body) and prompts[j] == prompts[i]:
                 j += 1
             if not prompts[i]:
-                units = _run_lines(text, body[i:j], labels)
+                units = _run_lines(text, body[i:j], labels and not open_)  # after a command: no label
                 if open_ and units and units[0].kind == PROSE and units[0].text[:1].islower():
                     # "... seeing something like" / "R> -2^2" / "and misunderstanding ...": one sentence
                     out[-1] = Sentence(text[out[-1].start:units[0].end], out[-1].start, units[0].end, PROSE)
