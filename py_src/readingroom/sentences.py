@@ -32,7 +32,7 @@ _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _UNDERLINE = re.compile(r"^\s*([=*\-~^#+])\1{2,}\s*$")
 _ATX = re.compile(r"^ {0,3}#{1,6}\s")
 _BULLET = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)]|\(?[a-zA-Z0-9]{1,3}\))\s+\S")
-_BLANK = re.compile(r"\n[ \t]*\n")
+BLANK_LINE = re.compile(r"\n[ \t]*\n")  # where a paragraph ends
 # A sentence end: . ! ? (or …), closing quotes/brackets, then footnote or citation marks
 # such as [1] or [1, 2] that belong to the sentence they follow.
 _END = re.compile(r"[.!?…]+[\"'”’)\]*_`]*(?:\s*\[\d+(?:\s*[,;]\s*\d+)*\])*(?=\s|$)")

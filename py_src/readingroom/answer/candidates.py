@@ -156,7 +156,7 @@ def _after(span: Span, ps: Sequence[Piece], units: Sequence[sentences.Sentence],
     nxt = units[last + 1]
     text = span.text[end:nxt.end]
     gap = span.text[end:nxt.start]
-    if gap.strip() or "\n\n" in gap.replace(" ", "").replace("\t", "") or len(text) > MAX_CHARS:
+    if gap.strip() or sentences.BLANK_LINE.search(gap) or len(text) > MAX_CHARS:
         return "", 0  # not the same paragraph
     b = to_document(ps, nxt.end, end=True)
     if b is None or b[0] - doc_end != nxt.end - end:

@@ -32,6 +32,9 @@ _POSSESSIVE = re.compile(r"(?:'s|’s|s'|’)$")
 
 
 def _fold(text: str) -> str:
+    # Not syntax.fold (the FTS5-like fold): this runs on the ~50 KB of retrieved text per ask,
+    # where its per-character loop took 4.5 ms against 0.7 ms for this; names outside ASCII
+    # fold to nothing here and so never count as missing.
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
 
 
