@@ -117,6 +117,19 @@ def test_a_definition_is_quoted_with_the_term_it_defines():
     assert "Vinegar" in cands  # a plain heading over a sentence that names its subject: not added
 
 
+def test_a_method_inside_its_class_is_quoted_with_its_signature():
+    # pydoc indents a class's methods; the splitter reads the indented signature as code
+    text = ("class dict(**kwargs)\n\n   Return a new dictionary.\n\n   setdefault(key[, default])\n\n"
+            "      If *key* is in the dictionary, return its value.  If not, insert\n      *key* with a value of "
+            "*default*.\n\n   print(x)\n\nThe example prints its argument.\n")
+    span = _span(text, start=0, cid=6)
+    cands = {c.text.split()[0]: c for c in A.candidates("what does setdefault return", [span], [_pieces(span)])}
+    sd = cands["setdefault(key[,"]
+    assert sd.text.endswith("return its value.") and sd.lexical > 0.3  # the term holds "setdefault"
+    assert "If" in cands and cands["If"].text.startswith("If not")  # the next sentence alone
+    assert "The" in cands  # a line of code above prose that is not indented under it: no term
+
+
 def test_a_short_best_sentence_is_quoted_with_the_sentence_after_it():
     text = ("dict.popitem()\n\n   Remove and return a pair from the dictionary.  Pairs are returned in\n"
             "   LIFO order.\n\n   x = d.popitem()\n\nA much longer sentence that says a great deal about "
@@ -222,9 +235,25 @@ def test_a_yes_no_question_is_answered_by_the_sentence_that_decides_it():
     ("How do I open a file?", "how"), ("Is it a good idea to catch Exception?", "yesno"),
     ("Does a finally clause run after return?", "yesno"), ("And can it be nested?", "yesno"),
     ("Where is the module search path kept?", "where"), ("tell me about generators", "other"),
+    ("What happens when I pass too many arguments?", "what"), ("And when did it change?", "when"),
     ("", "other"), ("???", "other")])
 def test_question_kinds(question, kind):
     assert features.kind(question) == kind
+
+
+def test_a_modal_may_is_not_a_date():
+    assert features._flags("Arguments may only be passed by keyword.")[1] == 0.0
+    assert features._flags("It was released in May 2020.")[1] == 1.0
+
+
+def test_a_feature_beyond_its_training_range_reads_as_the_range_edge():
+    sentence, _ = model.load()
+    assert sentence.lo is not None and np.all(sentence.lo <= sentence.hi)
+    i = features.NAMES.index("code")
+    row = np.tile(sentence.mean, (3, 1))
+    row[1, i], row[2, i] = sentence.hi[i], sentence.hi[i] * 40  # code marks far past Wikipedia's share
+    got = sentence.logits(row)
+    assert got[1] == pytest.approx(got[2]) and got[0] != pytest.approx(got[2])
 
 
 def test_the_shipped_weights_fit_these_features():

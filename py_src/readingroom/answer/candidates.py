@@ -124,18 +124,35 @@ _POINTS_BACK = re.compile(r"(?:This|These|It|Its|They|Their|Such|Here)\b")
 _TERM_CHARS = re.compile(r"[._(]")
 _SECTION_NUMBER = re.compile(r"(?:\d+|[A-Z])(?:\.\d+)*\.?\s+\S")  # "1.7 Getting help", "A.2 Notes"
 _ATX_MARKS = re.compile(r"#{1,6}\s+")
+# A signature or a dotted name on a line of its own: "setdefault(key[, default])", "class.__mro__".
+_SIGNATURE = re.compile(r"[A-Za-z_][\w.]*\s*\(.*\)|[A-Za-z_]\w*(?:\.\w+)+")
 MAX_TERM = 80
 
 
-def with_term(units: Sequence[sentences.Sentence], i: int) -> int:
+def _column(text: str, pos: int) -> int:
+    return pos - (text.rfind("\n", 0, pos) + 1)
+
+
+def _signature_above(text: str, h: sentences.Sentence, s: sentences.Sentence) -> bool:
+    """A one-line signature the splitter read as code, with the sentence indented under it (a
+    reference's method inside its class: "   setdefault(key[, default])" / "      If *key* is
+    in the dictionary, return its value.")."""
+    return (h.kind == sentences.CODE and "\n" not in h.text and len(h.text) <= MAX_TERM
+            and bool(_SIGNATURE.fullmatch(h.text.strip())) and _column(text, s.start) > _column(text, h.start))
+
+
+def with_term(units: Sequence[sentences.Sentence], i: int, text: str = "") -> int:
     """Where a quote of unit ``i`` starts: a definition's first sentence comes with the term it
     defines ("class.__mro__" above "This attribute is a tuple of classes..."; a signature above
     "Return the number of..."), as does a sentence that points back at the heading above it
-    ("It is called..."); any other sentence starts where it starts."""
+    ("It is called..."); any other sentence starts where it starts. ``text``: what the units
+    were split from (to see a signature's indent; without it only headings are terms)."""
     s = units[i]
     if i == 0 or s.kind != sentences.PROSE:
         return s.start
     h = units[i - 1]
+    if text and _signature_above(text, h, s):
+        return h.start
     if h.kind != sentences.HEADING or "\n" in h.text or len(h.text) > MAX_TERM:
         return s.start
     marks = _ATX_MARKS.match(h.text)
@@ -174,7 +191,7 @@ def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int, st
         if s.kind not in (sentences.PROSE, sentences.ITEM):
             continue
         last = with_list(units, i)
-        start, end = with_term(units, i), units[last].end
+        start, end = with_term(units, i, span.text), units[last].end
         text = span.text[start:end]
         if len(text.split()) < MIN_WORDS or len(text) > MAX_CHARS:
             continue

@@ -30,7 +30,8 @@ _AUX = ("is", "are", "was", "were", "do", "does", "did", "can", "could", "should
         "may", "might", "must", "has", "have", "had", "shall")
 _WORD = re.compile(r"[A-Za-z']+|\d+")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
-_MONTH = re.compile(r"\b(jan(uary)?|feb(ruary)?|march|april|may|june|july|aug(ust)?|sept?(ember)?|"
+# "March" and "May" only as capitalised names: "may only be passed" is not a date.
+_MONTH = re.compile(r"\b(jan(uary)?|feb(ruary)?|(?-i:March)|april|(?-i:May)|june|july|aug(ust)?|sept?(ember)?|"
                     r"oct(ober)?|nov(ember)?|dec(ember)?|century|centuries|decade)\b", re.I)
 _NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|hundred|"
                      r"thousand|million|billion|dozen|several|many|few)\b", re.I)
@@ -45,6 +46,15 @@ _DEFINES = re.compile(r"\b(is|are) (a|an|the) \w+|\brefers? to\b|\bdefined as\b|
 _CODE = set("=(){}[]<>#@;*|\\/_`")
 
 
+def _leads(ws: Sequence[str], word: str) -> bool:
+    """The question opens with ``word``, alone or after a joining word ("And when...", "Since
+    when..."); "What happens when I pass..." is not asking when."""
+    return bool(ws) and (ws[0] == word or (len(ws) > 1 and ws[1] == word and ws[0] in _LEADS_IN))
+
+
+_LEADS_IN = frozenset(("and", "so", "but", "then", "since", "until", "till", "from", "by", "ok", "okay"))
+
+
 def kind(question: str) -> str:
     """The kind of answer the question wants, from its first words."""
     ws = [w.lower() for w in _WORD.findall(question)][:12]
@@ -53,7 +63,7 @@ def kind(question: str) -> str:
     head = ws[:3]
     if "who" in head or "whom" in head or "whose" in head:
         return "who"
-    if "when" in head or any(a in ("what", "which") and b in ("year", "date", "day", "month", "century", "decade")
+    if _leads(ws, "when") or any(a in ("what", "which") and b in ("year", "date", "day", "month", "century", "decade")
                              for a, b in zip(ws[:3], ws[1:4])):
         return "when"
     if "where" in head:

@@ -35,11 +35,19 @@ class SentenceModel:
     b1: np.ndarray
     w2: np.ndarray  # (hidden,)
     b2: float
+    lo: np.ndarray | None = None  # each feature's range in the training rows (0.1 and 99.9 percentiles)
+    hi: np.ndarray | None = None
 
     def logits(self, x: np.ndarray) -> np.ndarray:
+        """One logit per row. A feature beyond what training saw is read as the edge of that
+        range: the reference's sentences quote code names ("__mul__()") at 40 times Wikipedia's
+        share of code marks, where the network's output means nothing."""
         if len(x) == 0:
             return np.zeros(0, dtype=np.float64)
-        z = (np.asarray(x, dtype=np.float64) - self.mean) / self.scale
+        x = np.asarray(x, dtype=np.float64)
+        if self.lo is not None and self.hi is not None:
+            x = np.clip(x, self.lo, self.hi)
+        z = (x - self.mean) / self.scale
         return np.tanh(z @ self.w1 + self.b1) @ self.w2 + self.b2
 
 
@@ -72,7 +80,8 @@ def _arr(v) -> np.ndarray:
 def from_dict(d: dict) -> tuple[SentenceModel, CoverageModel]:
     s, c = d["sentence"], d["coverage"]
     sentence = SentenceModel(tuple(s["names"]), _arr(s["mean"]), _arr(s["scale"]), _arr(s["w1"]),
-                             _arr(s["b1"]), _arr(s["w2"]), float(s["b2"]))
+                             _arr(s["b1"]), _arr(s["w2"]), float(s["b2"]),
+                             _arr(s["lo"]) if "lo" in s else None, _arr(s["hi"]) if "hi" in s else None)
     coverage = CoverageModel(tuple(c["names"]), _arr(c["mean"]), _arr(c["scale"]), _arr(c["w"]),
                              float(c["b"]), float(c["threshold"]))
     return sentence, coverage

@@ -5,7 +5,9 @@
   sentences that hold the answer (several may). Adam, L2 on the weights, full batch.
 * ``fit_logistic``: the coverage model, plain logistic regression by Newton's method.
 
-Both standardise their inputs (mean, scale kept with the weights).
+Both standardise their inputs (mean, scale kept with the weights). The scorer also keeps each
+feature's range in its training rows (``RANGE`` percentiles) and reads anything beyond it as
+the range's edge, in training as at inference.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     scale = x.std(axis=0)
     scale[scale < 1e-6] = 1.0
     return mean, scale
+
+
+RANGE = (0.001, 0.999)
 
 
 def pad(groups: list[tuple[np.ndarray, np.ndarray]], width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -36,9 +41,11 @@ def fit_listwise(groups: list[tuple[np.ndarray, np.ndarray]], hidden: int = 16, 
                  lr: float = 0.01, l2: float = 1e-3, seed: int = 3) -> dict:
     """Groups of (features (n, F), labels (n,)) with at least one positive label each."""
     width = max(len(x) for x, _ in groups)
-    mean, scale = standardise(np.concatenate([x for x, _ in groups]))
+    rows = np.concatenate([x for x, _ in groups])
+    lo, hi = np.quantile(rows, RANGE[0], axis=0), np.quantile(rows, RANGE[1], axis=0)
+    mean, scale = standardise(np.clip(rows, lo, hi))
     X, Y, M = pad(groups, width)
-    X = (X - mean) / scale * M[..., None]
+    X = (np.clip(X, lo, hi) - mean) / scale * M[..., None]
     rng = np.random.default_rng(seed)
     f = X.shape[2]
     p = {"w1": rng.normal(0, 1 / np.sqrt(f), (f, hidden)), "b1": np.zeros(hidden),
@@ -63,7 +70,8 @@ def fit_listwise(groups: list[tuple[np.ndarray, np.ndarray]], hidden: int = 16, 
             m[k] = 0.9 * m[k] + 0.1 * g[k]
             v[k] = 0.999 * v[k] + 0.001 * g[k] ** 2
             p[k] -= lr * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
-    return {"mean": mean.tolist(), "scale": scale.tolist(), "w1": p["w1"].tolist(),
+    return {"mean": mean.tolist(), "scale": scale.tolist(), "lo": lo.tolist(), "hi": hi.tolist(),
+            "w1": p["w1"].tolist(),
             "b1": p["b1"].tolist(), "w2": p["w2"].tolist(), "b2": float(p["b2"][0]),
             "final_loss": float(-np.log(np.maximum(pos, 1e-12)).mean())}
 

@@ -131,7 +131,7 @@ def refeature(sets: dict, n: int = MAX_SENTENCES) -> dict:
 def sentence_model(params: dict) -> M.SentenceModel:
     return M.SentenceModel(tuple(F.NAMES), np.asarray(params["mean"]), np.asarray(params["scale"]),
                            np.asarray(params["w1"]), np.asarray(params["b1"]), np.asarray(params["w2"]),
-                           params["b2"])
+                           params["b2"], np.asarray(params["lo"]), np.asarray(params["hi"]))
 
 
 def coverage_rows(rows: list[dict], model: M.SentenceModel) -> tuple[np.ndarray, np.ndarray]:
@@ -258,7 +258,7 @@ def finish(a, sets: dict) -> int:
             "questions": {k: len(v) for k, v in sets.items()}, "learning_curve": curve, "baseline": base,
             "keep_share": keep, "candidates_scored": sizes, "continue_below": cont,
             "coverage_held_back": {"false_refusals": KEEP_FALSE_REFUSALS, "left_out_refused": round(refused_out, 4)}}
-    out = {"meta": meta, "sentence": {"names": list(F.NAMES), **{k: params[k] for k in ("mean", "scale", "w1", "b1", "w2", "b2")}},
+    out = {"meta": meta, "sentence": {"names": list(F.NAMES), **{k: params[k] for k in ("mean", "scale", "lo", "hi", "w1", "b1", "w2", "b2")}},
            "coverage": {"names": list(coverage.NAMES), **{k: cov[k] for k in ("mean", "scale", "w", "b")},
                         "threshold": round(threshold, 6)}}
     a.out.write_text(json.dumps(out, indent=None, separators=(",", ":")) + "\n")
