@@ -204,3 +204,25 @@ def renderer_memory(profile: str) -> dict:
         out["peak_rss_bytes"] += kb("VmHWM")
         out["processes"] += 1
     return out if out["processes"] else {}
+
+
+# Words first, meaning after: addDocuments([file]) from the drop, and meanwhile a word search for
+# ``probe`` in that file asked again and again until it finds it (the first word answer);
+# addDocuments resolving is the file fully hybrid. Pasted into the benches' page scripts.
+ADD_AND_PROBE = """
+async function addAndProbe(file, name, probe) {
+  const rr = window.readingroom;
+  const t0 = performance.now();
+  let done = false;
+  const adding = rr.addDocuments([file]).finally(() => { done = true; });
+  let firstWordMs = null, asked = 0;
+  while (probe && firstWordMs === null && !done) {
+    const w = await rr.query(probe, {mode: 'lexical', k: 1, filters: {doc_names: [name]}});
+    asked += 1;
+    if (w.results?.length) firstWordMs = performance.now() - t0;
+    else await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const r = await adding;
+  return {r, ms: performance.now() - t0, firstWordMs, asked};
+}
+"""

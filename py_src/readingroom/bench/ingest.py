@@ -71,11 +71,10 @@ async (groups) => {
 
 # The PDF through the file path: fetched from this origin into a File, then addDocuments([File]),
 # exactly what the picker hands over. pdf.js extraction alone is timed first with the app's own
-# module (a second pdf.js run of the same file; it does not touch the library). Words first,
-# meaning after: from the drop (addDocuments called), a word search for the PDF's first title is
-# asked again and again until it finds the PDF (the first word answer); addDocuments resolving is
-# the PDF fully hybrid (its last vector stored), checked with status().pending.
-_PDF = """
+# module (a second pdf.js run of the same file; it does not touch the library). Then the file is
+# added while a word search for its first title is asked (``bb.ADD_AND_PROBE``), checked with
+# status().pending at the end.
+_PDF = bb.ADD_AND_PROBE + """
 async ([url, name, probe]) => {
   const blob = await (await fetch(url)).blob();
   const file = new File([blob], name, { type: 'application/pdf' });
@@ -84,19 +83,7 @@ async ([url, name, probe]) => {
   const read = await pdfPages(name, file, () => {});  // {pages, outline, scanned}
   const pages = read.pages ?? read;
   const extractMs = performance.now() - x0;
-  const rr = window.readingroom;
-  const t0 = performance.now();
-  let done = false;
-  const adding = rr.addDocuments([file]).finally(() => { done = true; });
-  let firstWordMs = null, asked = 0;
-  while (firstWordMs === null && !done) {
-    const w = await rr.query(probe, {mode: 'lexical', k: 1, filters: {doc_names: [name]}});
-    asked += 1;
-    if (w.results?.length) firstWordMs = performance.now() - t0;
-    else await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const r = await adding;
-  const ms = performance.now() - t0;
+  const {r, ms, firstWordMs, asked} = await addAndProbe(file, name, probe);
   const d = r.documents[0] ?? {};
   return {ms, extractMs, firstWordMs, asked, pendingAfter: r.status?.pending ?? null,
           pages: pages.length, chunks: d.chunks ?? 0, status: d.status, error: d.error ?? null};
