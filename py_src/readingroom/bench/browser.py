@@ -208,7 +208,8 @@ def renderer_memory(profile: str) -> dict:
 
 # Words first, meaning after: addDocuments([file]) from the drop, and meanwhile a word search for
 # ``probe`` in that file asked again and again until it finds it (the first word answer);
-# addDocuments resolving is the file fully hybrid. Pasted into the benches' page scripts.
+# addDocuments resolving is the file fully hybrid. Declared at the top of a bench's page script
+# (page.evaluate takes one function expression).
 ADD_AND_PROBE = """
 async function addAndProbe(file, name, probe) {
   const rr = window.readingroom;

@@ -19,8 +19,8 @@ from ..aio import run as run_sync
 from . import browser as bb
 from .stats import load_average
 
-_ADD = bb.ADD_AND_PROBE + """
-async ([name, b64, probe]) => {
+_ADD = """
+async ([name, b64, probe]) => {""" + bb.ADD_AND_PROBE + """
   const file = new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name);
   const {r, ms, firstWordMs} = await addAndProbe(file, name, probe);
   const d = r.documents?.[0] ?? {};

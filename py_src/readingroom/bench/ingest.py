@@ -74,8 +74,8 @@ async (groups) => {
 # module (a second pdf.js run of the same file; it does not touch the library). Then the file is
 # added while a word search for its first title is asked (``bb.ADD_AND_PROBE``), checked with
 # status().pending at the end.
-_PDF = bb.ADD_AND_PROBE + """
-async ([url, name, probe]) => {
+_PDF = """
+async ([url, name, probe]) => {""" + bb.ADD_AND_PROBE + """
   const blob = await (await fetch(url)).blob();
   const file = new File([blob], name, { type: 'application/pdf' });
   const { pdfPages } = await import('./api/pdf.js');
