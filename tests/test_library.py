@@ -90,6 +90,32 @@ def test_a_failing_embedder_leaves_the_document_searchable_by_words_and_pending(
     assert run(library.embed_pending()).embedded == 1 and library.status()["pending"] is None
 
 
+def test_a_name_only_a_half_embedded_document_holds_is_not_missing(library, embedder):
+    """Words first: a document whose vectors are still pending is found by its words, so a name
+    only it holds counts as mentioned, and asking about it is answered from it, not refused."""
+    run(library.add([BREAD]))
+
+    class Broken:
+        model_id, dim, max_tokens = embedder.model_id, embedder.dim, embedder.max_tokens
+
+        async def embed(self, texts):
+            raise __import__("readingroom").EmbedderError("worker died")
+
+        async def count_tokens(self, texts):
+            return [1] * len(texts)
+
+    fan = NewDocument("fan.txt", text="The Kestrel fan controller reports error code E4711 when the fan stalls.")
+    [o] = run(Library(library.index, Broken()).add([fan]))
+    assert o.pending == o.chunks == 1
+    a = run(library.ask("What does the Kestrel controller report when the fan stalls?"))
+    cov = a.retrieval.stats["answer"]["coverage"]
+    assert cov["missing"] == "" and a.covered and a.quick and a.quick[0].doc_name == "fan.txt"
+    assert "E4711" in a.quick[0].text
+    gone = run(library.ask("How do I reset the device with reset_fan_controller()?"))
+    assert gone.retrieval.stats["answer"]["coverage"]["missing"] == "reset_fan_controller()"
+    assert not gone.covered and "reset_fan_controller()" in gone.message
+
+
 def test_empty_and_whitespace_queries_return_empty_at_once(library):
     for q in ("", "   \n\t "):
         r = run(library.retrieve(q))
