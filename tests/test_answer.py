@@ -190,6 +190,11 @@ def test_a_name_the_question_gives_and_nothing_found_mentions_means_not_covered(
     assert not coverage.covered(coverage.Evidence(**{**sure.to_dict(), "missing": "asyncio.gather"}))
     assert coverage.covered(coverage.Evidence(**{**sure.to_dict(), "missing": "GoFundMe"}))
     assert missing("Is GoFundMe like asyncio.gather?", texts) == "asyncio.gather"  # code first
+    # names in other scripts are looked for too, a case ending allowed ("в Москве" mentions Москва)
+    assert names("Что случилось в городе Москва?") == ["Москва"]
+    assert missing("Что случилось в городе Москва?", ["Он жил в Москве."]) == ""
+    assert missing("Что случилось в городе Москва?", ["Он жил в Петербурге.", "Moscow"]) == "Москва"
+    assert missing("Where did Jürgens live?", ["Jurgens lived in Bremen."]) == ""  # accents off both sides
     assert [n for n in ("U.S", "dr.carter", "salesforce.com", "B.C", "os.path.join", "f()", "C#") if is_code(n)] == [
         "os.path.join", "f()", "C#"]  # initials, titles and web sites are not code
 
