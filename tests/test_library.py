@@ -66,19 +66,23 @@ def test_bad_documents_get_reasons_and_leave_the_rest(library):
     assert library.index.counts() == (1, 1)
 
 
+class Broken:
+    """An embedder whose worker has died: every call fails, as the page's does."""
+
+    def __init__(self, like):
+        self.model_id, self.dim, self.max_tokens = like.model_id, like.dim, like.max_tokens
+
+    async def embed(self, texts):
+        raise __import__("readingroom").EmbedderError("worker died")
+
+    async def count_tokens(self, texts):
+        return [1] * len(texts)
+
+
 def test_a_failing_embedder_leaves_the_document_searchable_by_words_and_pending(library, embedder):
     run(library.add([BREAD]))
 
-    class Broken:
-        model_id, dim, max_tokens = embedder.model_id, embedder.dim, embedder.max_tokens
-
-        async def embed(self, texts):
-            raise __import__("readingroom").EmbedderError("worker died")
-
-        async def count_tokens(self, texts):
-            return [1] * len(texts)
-
-    broken = Library(library.index, Broken())
+    broken = Library(library.index, Broken(embedder))
     [o] = run(broken.add([BRCA]))
     # Words first: stored and found by its words at once; its vector waits, and it says so.
     assert o.status == "added" and o.pending == o.chunks == 1 and "meaning search covers 0 %" in o.notes[-1]
@@ -95,17 +99,8 @@ def test_a_name_only_a_half_embedded_document_holds_is_not_missing(library, embe
     only it holds counts as mentioned, and asking about it is answered from it, not refused."""
     run(library.add([BREAD]))
 
-    class Broken:
-        model_id, dim, max_tokens = embedder.model_id, embedder.dim, embedder.max_tokens
-
-        async def embed(self, texts):
-            raise __import__("readingroom").EmbedderError("worker died")
-
-        async def count_tokens(self, texts):
-            return [1] * len(texts)
-
     fan = NewDocument("fan.txt", text="The Kestrel fan controller reports error code E4711 when the fan stalls.")
-    [o] = run(Library(library.index, Broken()).add([fan]))
+    [o] = run(Library(library.index, Broken(embedder)).add([fan]))
     assert o.pending == o.chunks == 1
     a = run(library.ask("What does the Kestrel controller report when the fan stalls?"))
     cov = a.retrieval.stats["answer"]["coverage"]
