@@ -141,17 +141,17 @@ def _signature_above(text: str, h: sentences.Sentence, s: sentences.Sentence) ->
             and bool(_SIGNATURE.fullmatch(h.text.strip())) and _column(text, s.start) > _column(text, h.start))
 
 
-def with_term(units: Sequence[sentences.Sentence], i: int, text: str = "") -> int:
+def with_term(units: Sequence[sentences.Sentence], i: int, text: str) -> int:
     """Where a quote of unit ``i`` starts: a definition's first sentence comes with the term it
     defines ("class.__mro__" above "This attribute is a tuple of classes..."; a signature above
     "Return the number of..."), as does a sentence that points back at the heading above it
     ("It is called..."); any other sentence starts where it starts. ``text``: what the units
-    were split from (to see a signature's indent; without it only headings are terms)."""
+    were split from (where a signature's indent is seen)."""
     s = units[i]
     if i == 0 or s.kind != sentences.PROSE:
         return s.start
     h = units[i - 1]
-    if text and _signature_above(text, h, s):
+    if _signature_above(text, h, s):
         return h.start
     if h.kind != sentences.HEADING or "\n" in h.text or len(h.text) > MAX_TERM:
         return s.start

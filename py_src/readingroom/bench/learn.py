@@ -43,9 +43,10 @@ def fit_listwise(groups: list[tuple[np.ndarray, np.ndarray]], hidden: int = 16, 
     width = max(len(x) for x, _ in groups)
     rows = np.concatenate([x for x, _ in groups])
     lo, hi = np.quantile(rows, RANGE[0], axis=0), np.quantile(rows, RANGE[1], axis=0)
-    mean, scale = standardise(np.clip(rows, lo, hi))
+    groups = [(np.clip(x, lo, hi), y) for x, y in groups]
+    mean, scale = standardise(np.concatenate([x for x, _ in groups]))
     X, Y, M = pad(groups, width)
-    X = (np.clip(X, lo, hi) - mean) / scale * M[..., None]
+    X = (X - mean) / scale * M[..., None]
     rng = np.random.default_rng(seed)
     f = X.shape[2]
     p = {"w1": rng.normal(0, 1 / np.sqrt(f), (f, hidden)), "b1": np.zeros(hidden),
