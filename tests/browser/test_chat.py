@@ -15,6 +15,7 @@ import http.client
 import http.server
 import json
 import socket
+import threading
 
 import pytest
 
@@ -90,13 +91,16 @@ class RecordingProxy(LocalServer):
 
     A path starting with /drop/ is forwarded without that prefix, but the response is cut off
     (connection closed, chunked body left unfinished) after DROP_AFTER server-sent events, the
-    way a dropped network connection looks to the browser.
+    way a dropped network connection looks to the browser. The cut waits for the test to set
+    `cut` (once the page shows the words that arrived): bytes and a broken connection that reach
+    Chromium together may be reported as the error alone, the words never read.
     """
 
     DROP_AFTER = 3
 
     def __init__(self, upstream: str):
         self.upstream = upstream.removeprefix("http://")
+        self.cut = threading.Event()
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -155,6 +159,8 @@ class RecordingProxy(LocalServer):
                             self.chunk(event + b"\n\n")
                             events += 1
                             if events >= proxy.DROP_AFTER:
+                                proxy.cut.wait(300)
+                                proxy.cut.clear()
                                 self.close_connection = True
                                 return  # no final 0-length chunk: the body is incomplete
                     self.wfile.write(b"0\r\n\r\n")
@@ -200,16 +206,24 @@ def add_docs(pg, docs):
     assert all(o["status"] == "added" for o in report["documents"]), report
 
 
-def ask(pg, question: str, timeout_ms: int = 300_000) -> dict:
-    """Ask through the form; wait for the turn to end; return its data-* and parts."""
+def ask(pg, question: str, timeout_ms: int = 300_000, cut: threading.Event | None = None) -> dict:
+    """Ask through the form; wait for the turn to end; return its data-* and parts.
+
+    With `cut` (a server that holds a stream until told to drop it), `cut` is set once the page
+    shows written words, so the connection breaks while the answer is being written."""
     n = pg.locator(".chat-turn").count() + 1
     pg.fill("#chat-root textarea", question)
     pg.click("#chat-root .chat-ask")
     turn_id = f"chat-{n}"
-    pg.wait_for_function(f"() => {ENDED.format(id=turn_id)} || {ANSWERED.format(id=turn_id)}", timeout=timeout_ms)
-    if pg.evaluate(f"() => {ANSWERED.format(id=turn_id)}") and pg.locator(f"#{turn_id} .write-answer").count():
+    ended, answered = ENDED.format(id=turn_id), ANSWERED.format(id=turn_id)
+    writing = f"document.querySelector('#{turn_id} .chat-answer')?.textContent.trim()"
+    pg.wait_for_function(f"() => {ended} || {answered} || {writing if cut else 'false'}", timeout=timeout_ms)
+    if pg.evaluate(f"() => {answered}") and pg.locator(f"#{turn_id} .write-answer").count():
         pg.click(f"#{turn_id} .write-answer")
-        pg.wait_for_function(f"() => {ENDED.format(id=turn_id)}", timeout=timeout_ms)
+    if cut is not None:
+        pg.wait_for_function(f"() => {ended} || {writing}", timeout=timeout_ms)
+        cut.set()
+    pg.wait_for_function(f"() => {ended}", timeout=timeout_ms)
     return turn(pg, turn_id)
 
 
@@ -394,7 +408,7 @@ def test_errors_unreachable_http_status_and_dropped_stream(context, site, guard,
     base = pg.locator("#chat-root [name=baseUrl]")
     base.fill(f"{proxy.url}/drop/v1")
     base.dispatch_event("change")
-    t = ask(pg, "How often is the kettle descaled?")
+    t = ask(pg, "How often is the kettle descaled?", cut=proxy.cut)
     assert t["state"] == "interrupted", t
     assert t["written"].strip(), "the words that arrived are kept"
     assert t["note"].startswith("Interrupted"), t
