@@ -13,7 +13,8 @@ import pathlib
 import signal
 import sys
 
-from readingroom import cli, index, ingest
+from readingroom import cli, ingest
+from readingroom.store import index
 
 moment, n = sys.argv[1], int(sys.argv[2])
 folder = pathlib.Path(sys.argv[-1]).resolve()  # only the files being indexed count

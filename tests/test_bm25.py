@@ -11,7 +11,7 @@ from beir_fixture import DOCS, QUERIES
 from helpers import SCIFACT
 from readingroom import bm25, porter, search
 from readingroom._compat._not_in_pyodide import open_store
-from readingroom.index import Index, Provenance
+from readingroom.store.index import Index, Provenance
 from readingroom.records import Chunk, Filters
 
 DIM = 4

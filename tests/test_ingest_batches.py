@@ -200,7 +200,7 @@ def test_vectors_written_later_extend_the_kept_matrix_as_a_fresh_load_would(embe
 
 def test_a_write_of_vectors_that_fails_ends_the_pass_and_says_why(embedder, monkeypatch):
     from readingroom.errors import StorageError
-    from readingroom.index import Index
+    from readingroom.store.index import Index
 
     lib = Library.open(":memory:", embedder=Recording(embedder))
 

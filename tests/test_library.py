@@ -6,7 +6,7 @@ import pytest
 from helpers import OtherModel, run
 from readingroom import Library, NewDocument, Options
 from readingroom.errors import ExtensionMissing
-from readingroom.index import Index, Provenance
+from readingroom.store.index import Index, Provenance
 
 BRCA = NewDocument("genetics.md", text="# Oncology\n\nBRCA1 mutation analysis in families with "
                    "hereditary ovarian and mammary tumours.\n")

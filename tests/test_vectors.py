@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from readingroom import sql, vectors
+from readingroom import vectors
+from readingroom.store import sqlite_sql as sql
 from readingroom._compat._not_in_pyodide import open_store
-from readingroom.index import Index, Provenance
+from readingroom.store.index import Index, Provenance
 from readingroom.records import Filters
 from readingroom.search import vector_candidates
 from readingroom.vectors import VectorMatrix

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from helpers import SCIFACT, run
-from readingroom import bm25, index as index_module, sql, worker
+from readingroom import bm25, worker
+from readingroom.store import legs, sqlite_sql as sql
 from readingroom._compat._not_in_pyodide import open_store
-from readingroom.index import Index, Provenance
+from readingroom.store.index import Index, Provenance
 from readingroom.records import Chunk, Filters
 from readingroom.search import lexical_candidates, vector_candidates
 
@@ -69,7 +70,7 @@ def test_queries_during_the_warm_up_get_the_answers_after_it(library):
 def test_the_commonest_terms_are_preloaded(library, monkeypatch):
     idx, _ = library
     monkeypatch.setattr(bm25, "PRELOAD_TERMS", 40)
-    monkeypatch.setattr(index_module, "COMMON_TERMS_PAGE", 300)  # several pages of the vocabulary
+    monkeypatch.setattr(legs, "COMMON_TERMS_PAGE", 300)  # several pages of the vocabulary
     for _ in idx.warm_steps():
         pass
     kept = idx.lexical_index()._postings
@@ -84,7 +85,7 @@ def test_the_commonest_terms_are_preloaded(library, monkeypatch):
 
 def test_a_large_library_finishes_the_warm_up_for_its_query(library, monkeypatch):
     idx, _ = library
-    monkeypatch.setattr(index_module, "QUICK_SCANS_UP_TO", 0)  # as if the database were read from OPFS
+    monkeypatch.setattr(legs, "QUICK_SCANS_UP_TO", 0)  # as if the database were read from OPFS
     steps = idx.warm_steps()
     next(steps)
     m = idx.vector_matrix()

@@ -43,7 +43,7 @@ import numpy as np
 
 from . import porter
 from .fts import terms
-from .sql import BM25_WEIGHTS
+from .store.sqlite_sql import BM25_WEIGHTS
 from .vectors import best_first
 
 K1, B = 1.2, 0.75

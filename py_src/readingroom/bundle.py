@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import sql
+from .store import sqlite_sql as sql
 from .errors import ModelMismatch
-from .index import Index
+from .store.index import Index
 
 BUNDLE_SOURCE = "bundle"
 BUNDLE_VERSION_KEY = "bundle_version"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import sql
+from .store import sqlite_sql as sql
 from .errors import BadInput
 from .records import Filters
 

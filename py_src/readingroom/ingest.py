@@ -21,7 +21,7 @@ from .documents import (MAX_FILE_BYTES, MAX_TEXT_BYTES, TEXT_TYPES, NewDocument,
                         doc_type_of, document_hash, prepare, prepare_document)
 from .errors import Cancelled, EmbedderError, ReadingRoomError
 from .summarise import stored as summaries
-from .index import Index
+from .store.index import Index
 from .merge import text_hash
 from .records import Chunk
 from .seams import Embedder

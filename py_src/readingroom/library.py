@@ -7,13 +7,14 @@ import os
 import time
 from typing import Callable, Sequence
 
-from . import bundle as _bundle, model_files, reasons, retrieve as _retrieve, sql
+from . import bundle as _bundle, model_files, reasons, retrieve as _retrieve
 from .ask import Answer, ask as _ask, check_answer as _check_answer
 from .bundle import Merged
 from ._compat import make_embedder, open_store
 from .chunking import ChunkSettings
 from .errors import ReadingRoomError
-from .index import Index, Provenance, StoredDocument
+from .store import sqlite_sql as sql
+from .store.index import Index, Provenance, StoredDocument
 from . import pending as _pending
 from .ingest import NewDocument, Outcome, Pass, add_words, embed_pending as _embed_pending, with_pending
 from .options import Options

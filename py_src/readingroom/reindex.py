@@ -20,7 +20,7 @@ import numpy as np
 from . import reasons
 from .chunking import embedding_text
 from .errors import BadInput, Cancelled
-from .index import Index
+from .store.index import Index
 from .records import Chunk
 from .seams import Embedder
 

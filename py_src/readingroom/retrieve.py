@@ -17,7 +17,7 @@ from . import fuse, merge, pack, reasons, rerank, search, syntax
 from . import pending as meaning_cover
 from .errors import Cancelled, DatabaseUnavailable, EmbedderError, StorageError
 from .fts import terms
-from .index import Index
+from .store.index import Index
 from .options import MAX_QUERY_CHARS, Options
 from .records import Filters, Hit, Span
 from .seams import Embedder

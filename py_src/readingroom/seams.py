@@ -25,7 +25,7 @@ class Store(Protocol):
 
     A store may carry ``dialect``: the module of its engine's schema and statements
     (``store/pg_sql.py``); a store without one is SQLite (``store/sqlite_dialect.py``, the
-    statements of ``sql.py``). ``store.dialect`` picks it, once, for ``Index`` and ``search``.
+    statements of ``store/sqlite_sql.py``). ``store.dialect`` picks it, once, for ``Index`` and ``search``.
     """
 
     kind: str  # "file", "memory", "opfs" or "postgres": shown to the user as where data lives

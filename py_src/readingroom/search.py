@@ -14,7 +14,8 @@ import json
 import numpy as np
 
 from . import filters as filters_sql
-from . import sql, syntax
+from . import syntax
+from .store import sqlite_sql as sql
 from .bm25 import LexicalIndex
 from .fts import match_expression
 from .records import Filters, Hit

@@ -218,12 +218,15 @@ def ask(pg, question: str, timeout_ms: int = 300_000, cut: threading.Event | Non
     ended, answered = ENDED.format(id=turn_id), ANSWERED.format(id=turn_id)
     writing = f"document.querySelector('#{turn_id} .chat-answer')?.textContent.trim()"
     pg.wait_for_function(f"() => {ended} || {answered} || {writing if cut else 'false'}", timeout=timeout_ms)
-    if pg.evaluate(f"() => {answered}") and pg.locator(f"#{turn_id} .write-answer").count():
+    writes = not pg.evaluate(f"() => {answered}")  # the model started on its own
+    if not writes and pg.locator(f"#{turn_id} .write-answer").count():
         pg.click(f"#{turn_id} .write-answer")
+        writes = True
     if cut is not None:
         pg.wait_for_function(f"() => {ended} || {writing}", timeout=timeout_ms)
         cut.set()
-    pg.wait_for_function(f"() => {ended}", timeout=timeout_ms)
+    if writes:
+        pg.wait_for_function(f"() => {ended}", timeout=timeout_ms)
     return turn(pg, turn_id)
 
 

@@ -36,7 +36,7 @@
 //       user's own documents stay, a previous bundle version's documents go.
 //       source: a URL on this app's origin (string or URL, relative to the page), a File/Blob, or
 //       an ArrayBuffer/Uint8Array holding a SQLite index file as the native side writes it
-//       (py_src/readingroom/sql.py schema). It replaces the current library (all documents) with
+//       (py_src/readingroom/store/sqlite_sql.py schema). It replaces the current library (all documents) with
 //       that file, then Python opens it again: `mismatch` in the result is non-null when the index
 //       was made with another model or chunker (lexical search still works; vectors are not
 //       mixed). The file streams into storage in pieces (a URL is fetched inside the worker), so

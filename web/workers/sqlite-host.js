@@ -11,7 +11,7 @@ const LOCK_NAME = 'readingroom-database';
 const CURRENT_FILE = 'readingroom-current-db';
 // Largest library kept as an in-memory copy for reads (see sqlHost); above it, reads go to OPFS.
 const MEMORY_COPY_MAX_BYTES = 1 << 30;
-// Tables every Reading Room index has (py_src/readingroom/sql.py); an import without them is refused.
+// Tables every Reading Room index has (py_src/readingroom/store/sqlite_sql.py); an import without them is refused.
 const INDEX_TABLES = ['meta', 'documents', 'chunks', 'chunks_fts', 'chunks_vec'];
 
 /**
@@ -153,7 +153,7 @@ function checkHeader(bytes) {
   }
 }
 
-/** Throws unless `db` holds a Reading Room index (the tables of sql.py and its provenance). */
+/** Throws unless `db` holds a Reading Room index (the tables of store/sqlite_sql.py and its provenance). */
 function checkIndex(db) {
   let tables;
   try {

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from .._compat import open_store
-from ..index import Index, Provenance
+from ..store.index import Index, Provenance
 from ..model_files import DIM, MODEL_ID
-from .. import sql
+from ..store import sqlite_sql as sql
 
 
 def read_chunks(index_path: Path) -> list[dict]:

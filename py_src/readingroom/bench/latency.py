@@ -81,7 +81,7 @@ def matrices(index_path, queries: list[str]) -> dict:
     """What the page's in-memory legs hold for this index after these queries, computed
     natively on the same file (the matrices are built the same way on both sides)."""
     from .._compat import open_store
-    from ..index import Index, Provenance
+    from ..store.index import Index, Provenance
     from ..model_files import DIM, MODEL_ID
     from ..records import Filters
     from ..search import lexical_candidates

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import sql
+from ..store import sqlite_sql as sql
 from .._compat import open_store
-from ..index import Index, Provenance
+from ..store.index import Index, Provenance
 from ..merge import text_hash
 from ..model_files import DIM, MODEL_ID
 from .corpus import read_chunks

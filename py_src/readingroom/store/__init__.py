@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-from . import sqlite_dialect
-
 URL_SCHEMES = ("postgresql://", "postgres://")
 
 
@@ -23,6 +21,8 @@ def is_url(location: str | os.PathLike) -> bool:
 def dialect(store) -> ModuleType:
     """The statements for ``store``'s engine (SQLite unless the store says otherwise: the
     page's store and older ones have no ``dialect``)."""
+    from . import sqlite_dialect  # here: it imports bm25, which imports this package's schema
+
     return getattr(store, "dialect", None) or sqlite_dialect
 
 

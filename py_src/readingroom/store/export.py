@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import sql
+from . import sqlite_sql as sql
 from ..errors import StorageError
 from . import pg_sql
 

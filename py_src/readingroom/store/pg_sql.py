@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import sql as _sqlite, syntax
-from ..sql import ROWID_MAX, ROWID_MIN, SCHEMA_VERSION, is_rowid  # noqa: F401 - the same ids
+from .. import syntax
+from . import sqlite_sql as _sqlite
+from .sqlite_sql import ROWID_MAX, ROWID_MIN, SCHEMA_VERSION, is_rowid  # noqa: F401 - the same ids
 
 
 def _same(statement: str) -> str:

@@ -1,4 +1,4 @@
-"""SQLite's side of the seam: the statements of ``sql.py`` and the few things that are not
+"""SQLite's side of the seam: the statements of ``sqlite_sql.py`` and the few things that are not
 one statement (how a vector is passed and read back, how a chunk row is written)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from ..bm25 import query_terms  # noqa: F401 - the FTS5 terms of a query's words
-from ..sql import *  # noqa: F401,F403 - the statements are this dialect
-from ..sql import (ADD_EMBEDDED_FLAG, HAS_EMBEDDED_FLAG, INSERT_CHUNK, INSERT_PENDING_CHUNK, INSERT_VECTOR,
+from .sqlite_sql import *  # noqa: F401,F403 - the statements are this dialect
+from .sqlite_sql import (ADD_EMBEDDED_FLAG, HAS_EMBEDDED_FLAG, INSERT_CHUNK, INSERT_PENDING_CHUNK, INSERT_VECTOR,
                    MARK_EMBEDDED)
 
 NAME = "sqlite"
@@ -69,7 +69,7 @@ def migrate(store) -> None:
 def build_lexicon(store):
     """BM25's chunk lengths from FTS5's own index (bm25.py); None past its memory bound."""
     from ..bm25 import LexicalIndex
-    from ..sql import FTS_AVERAGES, FTS_COLUMNS, FTS_INSTANCES_TABLE, FTS_SIZES
+    from .sqlite_sql import FTS_AVERAGES, FTS_COLUMNS, FTS_INSTANCES_TABLE, FTS_SIZES
 
     chunks = store.query("SELECT count(*) FROM chunks")[0][0]
     if not LexicalIndex.fits(chunks):

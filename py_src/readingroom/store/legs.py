@@ -1,0 +1,219 @@
+"""The in-memory search legs an ``Index`` keeps: the vector matrix (vectors.py) and the BM25
+lengths and postings (bm25.py), built on first use or by a warm-up run in small steps, and kept
+until the library changes.
+
+``KeptLegs`` is a part of ``Index`` (store/index.py): it reads through the index's ``store``
+and ``sql`` and keeps what it builds in the index's ``_kept``, ``_warm``, ``warm_pending`` and
+``load_ms``, which ``Index.__init__`` sets.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Iterator, TypeVar
+
+from .. import vectors
+from ..bm25 import LexicalIndex
+from ..errors import StorageError
+from ..vectors import MatrixBuilder, VectorMatrix, vec0_block
+
+T = TypeVar("T")
+
+# Up to this many chunks the page's database has an in-memory copy (sqlite-host.js keeps one
+# below 1 GB, ~385,000 chunks), so a full scan is quick: a query typed while the vectors load is
+# answered by vec0 (~125 ms at 100,000), and the warm-up finds the commonest terms in FTS5's
+# vocabulary. Past it the database is read from OPFS, where either scan takes minutes: a query
+# then finishes the load instead, and terms load on first use only.
+QUICK_SCANS_UP_TO = 200_000
+WARM_BLOCKS = 4  # vec0 blocks (1,024 vectors each) read per warm-up step
+COMMON_TERMS_PAGE = 4_000  # vocabulary entries read per warm-up step while finding common terms
+WARMING, READY, COLD = "warming", "ready", "cold"
+SEARCH_MESSAGES = {
+    WARMING: "Search is getting ready: the first answers may take a moment longer.",
+    COLD: "Search loads its index on the next question.",
+}
+
+
+def _ms_since(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 1)
+
+
+class KeptLegs:
+    def _key(self) -> tuple:
+        """What the kept legs were built from: commits here, and ``PRAGMA data_version``,
+        which changes when another connection commits."""
+        return (self._writes, self.store.query(self.sql.DATA_VERSION)[0][0])
+
+    def _kept_now(self, name: str, key: tuple) -> tuple[bool, object]:
+        kept = self._kept.get(name)
+        return (True, kept[1]) if kept is not None and kept[0] == key else (False, None)
+
+    def _keep(self, name: str, build: Callable[[], T]) -> T:
+        """``build()``, kept until the index changes (see ``_key``). While a warm-up is
+        under way (``warming``) a leg it has not loaded yet is not built here a second time:
+        the lexical leg is then None (FTS5 answers, with the same ranking), and so is the
+        vector leg of a library whose vec0 scan is quick (see ``QUICK_SCANS_UP_TO``);
+        a larger library's query finishes the warm-up instead."""
+        key = self._key()
+        found, value = self._kept_now(name, key)
+        if found:
+            return value  # type: ignore[return-value]
+        if self._warm is not None or self.warm_pending:
+            if name == "lexical" or self.counts()[1] <= QUICK_SCANS_UP_TO:
+                return None  # type: ignore[return-value]
+            for _ in self._warm or ():
+                if self._kept_now(name, key)[0]:
+                    break
+            found, value = self._kept_now(name, key)
+            if found:
+                return value  # type: ignore[return-value]
+        t0 = time.perf_counter()
+        value = build()
+        self.load_ms[f"{name}_on_query"] = _ms_since(t0)
+        self._kept[name] = (key, value)
+        return value
+
+    def vector_matrix(self) -> VectorMatrix | None:
+        """Every stored vector as one normalised matrix (see ``_keep``). None when the index
+        is too large to keep one or its vectors cannot be mixed."""
+        if self.mismatch or not self.sql.IN_MEMORY_VECTORS:
+            return None
+        return self._keep("vectors", self._build_matrix)
+
+    def _build_matrix(self) -> VectorMatrix | None:
+        for _ in self._matrix_steps(self._key()):
+            pass
+        return self._kept["vectors"][1]  # type: ignore[return-value]
+
+    def lexical_index(self) -> LexicalIndex | None:
+        """Chunk lengths for the in-memory BM25 (bm25.py), whose postings fill as queries use
+        terms (see ``_keep``). None when the library is too large to keep them, or its
+        engine ranks the words itself."""
+        if not self.sql.IN_MEMORY_LEXICON:
+            return None
+        return self._keep("lexical", self._build_lexical)
+
+    def _build_lexical(self) -> LexicalIndex | None:
+        return self.sql.build_lexicon(self.store)
+
+    def warm_steps(self) -> Iterator[str]:
+        """Loads both in-memory legs in small steps, naming each as it is done ("lexical",
+        "vectors", "terms"): the page's worker runs one step at a time while it is idle, so
+        the first query a person types does not pay for the load, and a query arriving
+        meanwhile is answered between two steps (see ``_keep``). Last come the postings of
+        the library's most common terms (bm25.py's ``common_terms``; up to
+        ``QUICK_SCANS_UP_TO`` chunks): the costliest to read on first use, and the likeliest
+        to be asked. A write in between makes what was
+        loaded stale, and it is then loaded again on first use, as without a warm-up."""
+        self.warm_pending = False
+        if self._warm is not None or not self.sql.IN_MEMORY_VECTORS:
+            return  # one warm-up at a time; on Postgres the first query loads BM25's lengths
+        mine = self._warm = self._warming()
+        try:
+            yield from mine
+        finally:
+            if self._warm is mine:
+                self._warm = None
+
+    def stop_warming(self) -> None:
+        """Ends the warm-up under way, if any (a write or another library makes it moot)."""
+        warm, self._warm = self._warm, None
+        self.warm_pending = False
+        if warm is not None:
+            warm.close()
+
+    def _warming(self) -> Iterator[str]:
+        t0 = time.perf_counter()
+        key = self._key()
+        found, lexicon = self._kept_now("lexical", key)
+        if not found:
+            t1 = time.perf_counter()
+            lexicon = self._build_lexical()
+            self._kept["lexical"] = (key, lexicon)
+            self.load_ms["lexical"] = _ms_since(t1)
+            yield "lexical"
+        if not self.mismatch and not self._kept_now("vectors", key)[0]:
+            yield from self._matrix_steps(key)
+        if lexicon is not None and len(lexicon) <= QUICK_SCANS_UP_TO:
+            t1 = time.perf_counter()
+            self.store.execute_script(self.sql.FTS_TERMS_TABLE)
+            terms = yield from lexicon.common_terms(
+                lambda after: self.store.query(self.sql.FTS_TERM_COUNTS, (after, COMMON_TERMS_PAGE)))
+            self.load_ms["terms_found"] = _ms_since(t1)
+            read = 0.0
+            for term in terms:
+                if self._key() != key:
+                    return  # the library changed: what would be read now is another's
+                t2 = time.perf_counter()
+                instances = self.store.query(self.sql.FTS_TERM_INSTANCES, (term,))[0][0]
+                read += time.perf_counter() - t2
+                lexicon.preload(term, instances)
+                yield "terms"
+            self.load_ms["terms_read"] = round(read * 1000, 1)
+            self.load_ms["terms"] = _ms_since(t1)
+        self.load_ms["warm_up"] = _ms_since(t0)
+
+    def _matrix_steps(self, key: tuple) -> Iterator[str]:
+        """The vector matrix read a few of vec0's blocks at a time, then finished in steps;
+        kept under ``key`` (the index as it was when the read began)."""
+        t0 = time.perf_counter()
+        chunks = self.embedded_count()  # a pending chunk has no vector yet
+        dim = self.provenance.dim
+        if not vectors.fits(chunks, dim):
+            self._kept["vectors"] = (key, None)
+            return
+        builder = MatrixBuilder(dim, chunks)
+        read = 0.0  # seconds spent in SQLite (and, in the page, crossing into Python)
+        try:
+            pages = self._vector_pages(WARM_BLOCKS)
+            while True:
+                t1 = time.perf_counter()
+                page = next(pages, None)
+                read += time.perf_counter() - t1
+                if page is None:
+                    break
+                for block in page:
+                    builder.add(*vec0_block(block[1:], dim))
+                yield "vectors"
+            t1 = time.perf_counter()
+            for _ in builder.finishing():
+                yield "vectors"
+            self.load_ms["vectors_codes"] = _ms_since(t1)
+            m = builder.matrix
+        except (StorageError, ValueError):
+            m = None  # another vec0 layout: read it the portable way
+        if m is None or len(m) != chunks:
+            m = VectorMatrix.from_rows(self.store.query(self.sql.ALL_VECTORS), dim)
+        self._kept["vectors"] = (key, m)
+        self.load_ms["vectors_read"] = round(read * 1000, 1)
+        self.load_ms["vectors"] = _ms_since(t0)
+
+    def search_state(self) -> dict:
+        """Whether the in-memory legs are loaded: "warming" (a warm-up is under way; queries
+        are answered meanwhile), "ready", or "cold" (the next query loads them)."""
+        if not self.sql.IN_MEMORY_VECTORS:
+            state = READY
+        elif self._warm is not None or self.warm_pending:
+            state = WARMING
+        else:
+            key = self._key()
+            loaded = self._kept_now("lexical", key)[0] and (self.mismatch or self._kept_now("vectors", key)[0])
+            state = READY if loaded else COLD
+        return {"state": state, "message": SEARCH_MESSAGES.get(state), "load_ms": dict(self.load_ms)}
+
+    def _vector_pages(self, per_page: int = 16) -> Iterator[list]:
+        """sqlite-vec's blocks of 1,024 vectors, ``per_page`` blocks per statement."""
+        last = -1
+        while True:
+            page = self.store.query(self.sql.VECTOR_BLOCKS, (last, per_page))
+            if page:
+                yield page
+            if len(page) < per_page:
+                return
+            last = page[-1][0]
+
+    def _vector_blocks(self, per_page: int = 16) -> Iterator[tuple]:
+        """sqlite-vec's blocks, one at a time (see ``vectors.vec0_block``)."""
+        for page in self._vector_pages(per_page):
+            for row in page:
+                yield row[1:]
