@@ -19,7 +19,7 @@ export const DEFAULTS = Object.freeze({
   temperature: 0.2,
   maxTokens: 256,
   budget: null,        // options.budget for retrieval; null: each transport's own (pace.js contextBudget)
-  k: 8,                // options.k for retrieval
+  k: 10,               // options.k for an answer's retrieval (ask.py ASK_RETRIEVAL: the same when not sent)
   fitBudget: 8000,     // the server model's context (tokens): a document that fits is summarised from its whole text
   grounded: true,      // false: plain chat, no retrieval
 });
