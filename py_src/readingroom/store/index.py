@@ -60,13 +60,10 @@ class Index(KeptLegs):
 
     def __init__(self, store: Store, provenance: Provenance):
         self.store = store
-        self.sql = dialect(store)  # the engine's statements (sql.py for SQLite, store/pg_sql.py)
+        self.sql = dialect(store)  # the engine's statements (sqlite_dialect.py, pg_sql.py)
         self.provenance = provenance
         self._writes = 0  # commits made through this Index; the vector matrix follows them
-        self._kept: dict[str, tuple[tuple, object]] = {}  # what ``_keep`` holds, by name
-        self._warm: Iterator[str] | None = None  # the warm-up under way (``warm_steps``)
-        self.warm_pending = False  # a warm-up is about to start (the worker's background task)
-        self.load_ms: dict[str, float] = {}  # how long the latest loads of the legs took
+        self._start_legs()
         try:
             store.query(self.sql.EXTENSIONS)
         except StorageError as e:

@@ -3,8 +3,8 @@ lengths and postings (bm25.py), built on first use or by a warm-up run in small 
 until the library changes.
 
 ``KeptLegs`` is a part of ``Index`` (store/index.py): it reads through the index's ``store``
-and ``sql`` and keeps what it builds in the index's ``_kept``, ``_warm``, ``warm_pending`` and
-``load_ms``, which ``Index.__init__`` sets.
+and ``sql``, knows a change by the index's ``_writes``, and keeps its own state, which
+``Index.__init__`` starts with ``_start_legs``.
 """
 
 from __future__ import annotations
@@ -39,6 +39,12 @@ def _ms_since(t0: float) -> float:
 
 
 class KeptLegs:
+    def _start_legs(self) -> None:
+        self._kept: dict[str, tuple[tuple, object]] = {}  # what ``_keep`` holds, by name
+        self._warm: Iterator[str] | None = None  # the warm-up under way (``warm_steps``)
+        self.warm_pending = False  # a warm-up is about to start (the worker's background task)
+        self.load_ms: dict[str, float] = {}  # how long the latest loads of the legs took
+
     def _key(self) -> tuple:
         """What the kept legs were built from: commits here, and ``PRAGMA data_version``,
         which changes when another connection commits."""
