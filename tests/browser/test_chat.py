@@ -22,7 +22,7 @@ import pytest
 from pages import ARTIFACTS, screenshot, wait_ready, wait_until
 from stand_in_chat import LocalServer, StandInChat
 
-SETTINGS_KEY = "readingroom.chat.settings.v1"
+SETTINGS_KEY = "readingroom.chat.settings.v2"
 API_KEY_KEY = "readingroom.chat.apiKey.v1"
 SERVER_KEY = "chat-test-key"
 ENDED = "['done', 'stopped', 'interrupted', 'error'].includes(document.querySelector('#{id}')?.dataset.state)"
@@ -493,6 +493,39 @@ def test_no_model_shows_the_quick_answer_and_its_sources(context, site):
     pg.locator("#chat-root .chat-grounded input").uncheck()
     t = ask(pg, "hello")
     assert t["state"] == "error" and "Plain chat needs a model" in t["error"]
+
+
+def test_passages_are_pythons_unless_the_person_sets_them(context, site):
+    """An answer draws on Python's own number of passages (ask.py) unless the person sets one;
+    settings saved before v2, which always carried the page's old default (8), are read without
+    it and keep the rest."""
+    from readingroom.ask import ASK_RETRIEVAL
+
+    old = json.dumps({"transport": "none", "k": 8, "budget": 300})
+    context.add_init_script(
+        "if (localStorage.getItem('readingroom.chat.settings.v2') === null)"
+        f" localStorage.setItem('readingroom.chat.settings.v1', JSON.stringify({old}));")
+    pg = open_chat(context, site)
+    add_docs(pg, [KETTLE, GARDEN, CAR])
+    t = ask(pg, "How often is the kettle descaled?")
+    assert t["state"] == "answered" and "of 300 tokens" in t["retrieval"], t
+    why = pg.locator("#chat-1 .answer-why").text_content()
+    assert f"passages: k {ASK_RETRIEVAL['k']}, at most {ASK_RETRIEVAL['cap_per_key']} a document" in why, why
+
+    pg.locator(".chat-settings summary").click()
+    k = pg.locator(".chat-settings input[name=k]")
+    assert k.input_value() == "" and k.get_attribute("placeholder") == "automatic"
+    k.fill("2")
+    k.dispatch_event("change")
+    t = ask(pg, "How often is the kettle descaled?")
+    assert t["state"] == "answered", t
+    assert "passages: k 2," in pg.locator("#chat-2 .answer-why").text_content()
+    saved = pg.evaluate("() => JSON.parse(localStorage.getItem('readingroom.chat.settings.v2'))")
+    assert saved["k"] == 2 and saved["budget"] == 300, saved
+
+    k.fill("")
+    k.dispatch_event("change")
+    assert pg.evaluate("() => JSON.parse(localStorage.getItem('readingroom.chat.settings.v2')).k") is None
 
 
 # --- the in-page model: threads, pace, a bundled-style question -----------------------------

@@ -366,7 +366,7 @@ def test_a_written_answer_streams_and_its_unsupported_sentence_is_folded_away(br
                 "maxTokens": 64, "grounded": True}
     ctx = browser.new_context(viewport=DESKTOP)
     ctx.route("**/*", guard.route)
-    ctx.add_init_script("((s) => localStorage.setItem('readingroom.chat.settings.v1', JSON.stringify(s)))(%s);"
+    ctx.add_init_script("((s) => localStorage.setItem('readingroom.chat.settings.v2', JSON.stringify(s)))(%s);"
                         % json.dumps(settings))
     try:
         pg = ctx.new_page()

@@ -53,7 +53,7 @@ def test_a_remote_library_answers_beside_the_local_one_and_learns_nothing_of_it(
     try:
         pg = ctx.new_page()
         pg.goto(f"{site}/")
-        pg.evaluate("() => localStorage.setItem('readingroom.chat.settings.v1', JSON.stringify({transport: 'none'}))")
+        pg.evaluate("() => localStorage.setItem('readingroom.chat.settings.v2', JSON.stringify({transport: 'none'}))")
         wait_ready(pg)
         pg.evaluate("(d) => window.readingroom.addDocuments(d)", [SECRET])
         # Added as a person would: the form in Sources, then a reload so the page may connect to it.

@@ -428,8 +428,8 @@ def test_the_chat_api_key_goes_only_into_the_authorization_header(context, site,
         settings = {"transport": "openai", "baseUrl": f"{server.url}/v1", "model": "m", "temperature": 0,
                     "maxTokens": 16, "grounded": True}
         context.add_init_script(
-            "((s) => { if (localStorage.getItem('readingroom.chat.settings.v1') === null)"
-            " localStorage.setItem('readingroom.chat.settings.v1', JSON.stringify(s)); })(%s);" % json.dumps(settings))
+            "((s) => { if (localStorage.getItem('readingroom.chat.settings.v2') === null)"
+            " localStorage.setItem('readingroom.chat.settings.v2', JSON.stringify(s)); })(%s);" % json.dumps(settings))
         sent = []  # every request the browser made, whole, from any page or worker
         context.on("request", lambda r: sent.append({"url": r.url, "headers": r.all_headers(),
                                                      "body": r.post_data or ""}))

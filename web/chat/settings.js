@@ -5,7 +5,10 @@
 // logged, never put in the DOM except in its own password field, and only ever sent as the
 // Authorization header to the endpoint the user configured.
 
-const SETTINGS_KEY = 'readingroom.chat.settings.v1';
+const SETTINGS_KEY = 'readingroom.chat.settings.v2';
+// Settings saved before v2 always carried `k` (the page's old default, 8); v2 keeps `k` only
+// when a person sets it, so those are read once without it (see loadSettings).
+const SETTINGS_KEY_V1 = 'readingroom.chat.settings.v1';
 const API_KEY_KEY = 'readingroom.chat.apiKey.v1';
 
 export const TRANSPORTS = ['wllama', 'openai', 'none'];
@@ -19,7 +22,7 @@ export const DEFAULTS = Object.freeze({
   temperature: 0.2,
   maxTokens: 256,
   budget: null,        // options.budget for retrieval; null: each transport's own (pace.js contextBudget)
-  k: 10,               // options.k for an answer's retrieval (ask.py ASK_RETRIEVAL: the same when not sent)
+  k: null,             // options.k for an answer's retrieval; null: not sent, Python's own (ask.py ASK_RETRIEVAL)
   fitBudget: 8000,     // the server model's context (tokens): a document that fits is summarised from its whole text
   grounded: true,      // false: plain chat, no retrieval
 });
@@ -38,6 +41,10 @@ const num = (value, fallback, { min, max, integer = false }) => {
   return integer ? Math.round(n) : n;
 };
 
+/** An integer a person may leave empty: null when empty or not a valid value. */
+const optional = (value, range) => (value === null || value === undefined || value === ''
+  ? null : num(value, null, { ...range, integer: true }));
+
 /** Coerces anything read from storage or a form into valid settings (bad fields fall back). */
 export function normalise(raw = {}) {
   const s = { ...DEFAULTS };
@@ -46,22 +53,29 @@ export function normalise(raw = {}) {
   if (typeof raw.model === 'string') s.model = raw.model.trim();
   s.temperature = num(raw.temperature, DEFAULTS.temperature, { min: 0, max: 2 });
   s.maxTokens = num(raw.maxTokens, DEFAULTS.maxTokens, { min: 1, max: 8192, integer: true });
-  s.budget = raw.budget === null || raw.budget === undefined || raw.budget === ''
-    ? null : num(raw.budget, DEFAULTS.budget, { min: 50, max: 32000, integer: true });
-  s.k = num(raw.k, DEFAULTS.k, { min: 1, max: 50, integer: true });
+  s.budget = optional(raw.budget, { min: 50, max: 32000 });
+  s.k = optional(raw.k, { min: 1, max: 50 });
   s.fitBudget = num(raw.fitBudget, DEFAULTS.fitBudget, { min: 500, max: 1_000_000, integer: true });
   if (typeof raw.grounded === 'boolean') s.grounded = raw.grounded;
   return s;
 }
 
-export function loadSettings() {
-  let raw = {};
+function stored(key) {
   try {
-    raw = JSON.parse(storage()?.getItem(SETTINGS_KEY) ?? '{}') ?? {};
+    const text = storage()?.getItem(key);
+    return text === null || text === undefined ? null : (JSON.parse(text) ?? {});
   } catch {
-    raw = {};
+    return {};
   }
-  return normalise(raw);
+}
+
+export function loadSettings() {
+  const raw = stored(SETTINGS_KEY);
+  if (raw !== null) return normalise(raw);
+  const old = stored(SETTINGS_KEY_V1);
+  if (old === null) return normalise({});
+  const { k, ...rest } = old; // never set by the person alone: see SETTINGS_KEY
+  return normalise(rest);
 }
 
 export function saveSettings(settings) {

@@ -160,6 +160,8 @@ function answerWhy(answer) {
     `covered: ${answer.covered} (probability ${num(c.probability)}, threshold ${num(c.threshold)}; best sentence logit ${num(c.best_logit)}, ` +
     `sentence cosine ${num(c.sentence_sim)}, passage cosine ${num(c.passage_sim)}, words ${num(c.words)}, ` +
     `words found anywhere ${num(c.known)}${c.missing ? `, a name nothing found mentions: ${c.missing}` : ''})`];
+  const o = answer.stats?.options;
+  if (o) lines.push(`passages: k ${o.k}, at most ${o.cap_per_key} a document, budget ${o.budget} tokens`);
   for (const q of answer.quick ?? []) lines.push(`[${q.n}] ${num(q.score)}  ${q.text}`);
   const t = a.timings_ms ?? {};
   lines.push(`timings (ms): ${Object.entries(t).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}`);

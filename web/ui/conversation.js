@@ -89,7 +89,8 @@ async function ask(question) {
     // The retrieval budget each model can take (chat/pace.js): small for the in-page model.
     // Only what the model reads shrinks (model_budget); the quick answer uses the whole context.
     const budget = contextBudget(s.transport, { threads: engineInfo().threads, budget: s.budget });
-    const options = { history, k: s.k, model_budget: budget, fit_budget: fitBudget(s) };
+    const options = { history, model_budget: budget, fit_budget: fitBudget(s) };
+    if (s.k !== null) options.k = s.k; // else Python's own (ask.py ASK_RETRIEVAL)
     const remote = usingRemote(); // remote.js sends only the questions, k and the budget
     const filters = remote ? {} : currentFilters();
     if (Object.keys(filters).length) options.filters = filters;

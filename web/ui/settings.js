@@ -35,7 +35,7 @@ export function mountSettings(where, onChange = () => {}) {
   const temperature = h('input', { name: 'temperature', type: 'number', min: 0, max: 2, step: 0.1 });
   const maxTokens = h('input', { name: 'maxTokens', type: 'number', min: 1, max: 8192, step: 1 });
   const budget = h('input', { name: 'budget', type: 'number', min: 50, max: 32000, step: 50 });
-  const k = h('input', { name: 'k', type: 'number', min: 1, max: 50, step: 1 });
+  const k = h('input', { name: 'k', type: 'number', min: 1, max: 50, step: 1, placeholder: 'automatic' });
   const fitBudget = h('input', { name: 'fitBudget', type: 'number', min: 500, max: 1_000_000, step: 500 });
   const grounded = h('input', { type: 'checkbox', name: 'grounded' });
   const serverFields = h('fieldset', { class: 'chat-server' },
@@ -54,7 +54,7 @@ export function mountSettings(where, onChange = () => {}) {
     h('fieldset', {},
       h('legend', { text: 'Retrieval' }),
       field('Context budget (tokens)', budget, 'Empty: chosen for the model (smaller in this browser, so answers start within seconds).'),
-      field('Passages (k)', k, `Default ${DEFAULTS.k}.`)));
+      field('Passages (k)', k, 'Empty: as many as the answer draws on by default.')));
   const box = h('details', { class: 'chat-settings' }, h('summary', { text: 'Answer settings' }), form);
   where.append(box);
   // Beside the box, not in the settings: whether questions go to the documents at all.
@@ -71,7 +71,7 @@ export function mountSettings(where, onChange = () => {}) {
     maxTokens.value = String(settings.maxTokens);
     budget.value = settings.budget === null ? '' : String(settings.budget);
     budget.placeholder = `automatic: ${contextBudget(settings.transport, { threads: engineInfo().threads })}`;
-    k.value = String(settings.k);
+    k.value = settings.k === null ? '' : String(settings.k);
     fitBudget.value = String(settings.fitBudget);
     grounded.checked = settings.grounded;
     serverFields.hidden = settings.transport !== 'openai';
