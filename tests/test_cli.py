@@ -212,11 +212,11 @@ def test_every_format_is_indexed_and_unreadable_files_are_listed_as_skipped(cli,
 
 
 def test_the_progress_rate_counts_embedding_time_not_extraction(monkeypatch, capsys):
-    from readingroom import cli as cli_module
+    from readingroom import index_cli
 
     times = iter([10.0, 11.0, 12.0])  # a file read in 10 s, then embedded in 2 s
-    monkeypatch.setattr(cli_module.time, "perf_counter", lambda: next(times))
-    progress = cli_module._Progress(1, quiet=False)
+    monkeypatch.setattr(index_cli.time, "perf_counter", lambda: next(times))
+    progress = index_cli.Progress(1, quiet=False)
     progress({"event": "prepared", "name": "big.docx", "chunks": 20})
     progress({"event": "chunks", "name": "big.docx", "done": 10, "total": 20})
     progress({"event": "chunks", "name": "big.docx", "done": 20, "total": 20})

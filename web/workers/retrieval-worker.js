@@ -3,11 +3,14 @@
 // All retrieval logic is Python (readingroom.worker). This file loads the runtimes, hands Python
 // the `readingroom_host` module (SQL, embeddings, progress) and relays the page's requests.
 
-import { loadPyodide } from './vendor/pyodide/pyodide.mjs';
-import { Transfer, errorInfo, rpcClient, rpcServe } from './rpc.js';
-import { attachBytes, detachSchema, importDatabase, loadSqlite, openDatabase, readBytes, sqlHost } from './sqlite-host.js';
-
-const here = (path) => new URL(path, import.meta.url).href;
+import { Transfer, errorInfo, rpcServe } from './rpc.js';
+import { connectEmbedder, embedCall, embedderUnavailable, reconnectEmbedder } from './embed-link.js';
+import { ingesting, reading, serialized } from './lanes.js';
+import { pythonErrorInfo } from './python-errors.js';
+import { attachBytes, detachSchema, readBytes } from './sqlite-bytes.js';
+import { sqlHost } from './sqlite-copy.js';
+import { importDatabase, loadSqlite, openDatabase } from './sqlite-host.js';
+import { installPackages, loadRuntime } from './python-runtime.js';
 
 let pyodide = null;
 let api = null; // the readingroom.worker coroutines, once started
@@ -22,182 +25,8 @@ function progress(stage, fields = {}) {
   self.postMessage({ ...fields, type: 'progress', stage });
 }
 
-// Everything Python needs is fetched at once when the worker starts, in parallel: the build's
-// manifest names the snapshot, our wheel and the compiled bytecode; Pyodide's lock names numpy's.
-const manifestReady = fetch(here('./build-manifest.json')).then((response) => response.json());
-manifestReady.catch(() => {}); // loadRuntime falls back
-
-/** A file of the build as bytes; `integrity` (SRI) makes a damaged or swapped file fail here. */
-async function fetchBytes(path, integrity) {
-  const response = await fetch(here(path), integrity ? { integrity } : {});
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
-}
-
-/** A build asset's bytes, checked against the manifest's hash for it. */
-function assetBytes(manifest, path) {
-  const asset = manifest.assets?.find((a) => a.path === path);
-  const bytes = fetchBytes(path, asset?.integrity);
-  bytes.catch(() => {}); // whoever awaits it reports the failure
-  return bytes;
-}
-
-/** numpy's wheel as Pyodide's lock names it, with the lock's sha256 as loadPackage would check it. */
-async function numpyWheel() {
-  const lock = await (await fetch(here('./vendor/pyodide/pyodide-lock.json'))).json();
-  const { file_name: file, sha256 } = lock.packages.numpy;
-  const integrity = `sha256-${btoa(String.fromCharCode(...sha256.match(/../g).map((h) => parseInt(h, 16))))}`;
-  return { file, bytes: await fetchBytes(`./vendor/pyodide/${file}`, integrity) };
-}
-
-/**
- * The build may ship a Pyodide memory snapshot: the heap of this very Pyodide right after start-up
- * (and the stdlib modules readingroom and numpy import), made by build.py. build-manifest.json
- * names it: "pyodide_snapshot": {"path": ..., "gzip": true|false}. Returns Promise<ArrayBuffer>.
- */
-const SNAPSHOT_MAGIC = 1886286592; // API.restoreSnapshot in pyodide.asm.js
-
-function snapshotBytes(entry) {
-  const bytes = fetch(here(entry.path)).then((response) => {
-    if (!response.ok) throw new Error(`${entry.path}: HTTP ${response.status}`);
-    const body = entry.gzip ? response.body.pipeThrough(new DecompressionStream('gzip')) : response.body;
-    return new Response(body).arrayBuffer();
-  }).then((buffer) => {
-    // Pyodide trusts the snapshot's size before it checks its header, and does not recover from
-    // a wrong one: check the magic number (Pyodide 0.27's) here, so a bad file only costs a retry.
-    if (buffer.byteLength < 1 << 20 || new Uint32Array(buffer, 0, 1)[0] !== SNAPSHOT_MAGIC) {
-      throw new Error(`${entry.path} is not a Pyodide memory snapshot`);
-    }
-    mark('snapshotBytes');
-    return buffer;
-  });
-  bytes.catch(() => {}); // loadPyodide sees the failure and we fall back
-  return bytes;
-}
-
-// The extension modules `import numpy` itself needs (numpy 2.0: the core, and linalg, which
-// numpy.lib imports). loadPackage('numpy') compiles and instantiates all 19 of the wheel's before
-// anything can import it (7.5 MB of wasm: random, fft, lapack_lite and test modules too); these
-// are 4.5 MB of that. Any other one loads when something imports it (dlopen, synchronously, which
-// a worker may do).
-const NUMPY_EAGER = ['numpy/_core/_multiarray_umath.', 'numpy/linalg/_umath_linalg.'];
-
-/** Unpack a wheel into site-packages, as loadPackage does, without loading its libraries. */
-function unpack(py, bytes, filename) {
-  py._api.package_loader.unpack_buffer.callKwargs({
-    buffer: bytes, filename, extract_dir: py._api.sitepackages, calculate_dynlibs: false,
-    installer: 'pyodide.loadPackage', source: 'pyodide',
-  });
-}
-
-/**
- * The build's site-packages image (build.py site_image: numpy, readingroom and their .pyc files),
- * inflated by the browser as it downloads. Promise<ArrayBuffer>.
- */
-function siteImage(manifest) {
-  const { path } = manifest.pyodide_site;
-  const integrity = manifest.assets?.find((a) => a.path === path)?.integrity;
-  const bytes = fetch(here(path), integrity ? { integrity } : {}).then((response) => {
-    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-    return new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
-  });
-  bytes.catch(() => {}); // installPackages falls back to the wheels
-  return bytes;
-}
-
-/** Writes the image's files into site-packages; each file's bytes stay where they are (canOwn). */
-function writeSite(py, buffer) {
-  const headLength = new DataView(buffer).getUint32(0, true);
-  const files = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 4, headLength)));
-  const site = py._api.sitepackages;
-  const made = new Set();
-  let at = 4 + headLength;
-  for (const { path, size } of files) {
-    const dir = `${site}/${path}`.slice(0, `${site}/${path}`.lastIndexOf('/'));
-    if (!made.has(dir)) {
-      py.FS.mkdirTree(dir);
-      made.add(dir);
-    }
-    py.FS.writeFile(`${site}/${path}`, new Uint8Array(buffer, at, size), { canOwn: true });
-    at += size;
-  }
-  if (at !== buffer.byteLength) throw new Error('the site-packages image is damaged');
-}
-
-/** Loads NUMPY_EAGER's libraries ahead, asynchronously: compiling runs off this thread. */
-async function loadNumpyLibraries(py) {
-  const site = py._api.sitepackages;
-  for (const prefix of NUMPY_EAGER) {
-    const dir = `${site}/${prefix.slice(0, prefix.lastIndexOf('/'))}`;
-    const stem = prefix.slice(prefix.lastIndexOf('/') + 1);
-    const name = py.FS.readdir(dir).find((n) => n.startsWith(stem) && n.endsWith('.so'));
-    if (!name) throw new Error(`numpy has no ${prefix}*.so`);
-    await py._api.loadDynlib(`${dir}/${name}`, false, [`${site}/numpy.libs`]);
-  }
-}
-
-/**
- * numpy and readingroom (and their compiled bytecode) into site-packages: from the build's image,
- * or else from the two wheels. These are Pyodide 0.27's internals (pyodide._api): on any surprise,
- * loadPackage does it the slow way.
- */
-async function installPackages(py, downloads) {
-  try {
-    const image = await downloads.site?.catch((err) => {
-      console.warn('Reading Room: no site-packages image, unpacking the wheels:', err?.message ?? err);
-    });
-    if (image) {
-      writeSite(py, image);
-    } else {
-      const numpy = await numpyWheel();
-      unpack(py, numpy.bytes, numpy.file);
-      unpack(py, await assetBytes(downloads.manifest ?? {}, downloads.wheelPath), downloads.wheelPath.split('/').pop());
-    }
-    await loadNumpyLibraries(py);
-  } catch (err) {
-    console.warn('Reading Room: installing numpy and readingroom failed, using loadPackage:', err?.message ?? err);
-    await py.loadPackage('numpy', { messageCallback: () => {} });
-    // A wheel URL installs as-is: no dependency resolution, so no index is ever consulted.
-    await py.loadPackage(here(downloads.wheelPath), { messageCallback: () => {} });
-  }
-  mark('numpy');
-  // Python's finder for site-packages lists the folder again. (importlib.invalidate_caches()
-  // would too, but it imports importlib.metadata and email first: 0.3 s of compiling, in node.)
-  const finder = py._api.sys.path_importer_cache.get(py._api.sitepackages);
-  finder?.invalidate_caches();
-  finder?.destroy();
-  mark('wheel');
-}
-
-/** Pyodide, numpy and readingroom: nothing here depends on the page's start message. */
-async function loadRuntime() {
-  mark('worker');
-  progress('python', { status: 'loading Python' });
-  const options = {
-    indexURL: here('./vendor/pyodide/'),
-    stdout: (line) => console.log('[python]', line),
-    stderr: (line) => console.warn('[python]', line),
-  };
-  const manifest = await manifestReady.catch(() => null);
-  mark('manifest');
-  const downloads = { manifest, wheelPath: manifest?.wheel, site: manifest?.pyodide_site ? siteImage(manifest) : null };
-  let py = null;
-  if (manifest?.pyodide_snapshot?.path) {
-    // Restoring a memory snapshot skips the interpreter's own start-up (seconds of wasm).
-    py = await loadPyodide({ ...options, _loadSnapshot: snapshotBytes(manifest.pyodide_snapshot) }).catch((err) => {
-      console.warn('Reading Room: Python snapshot not usable, starting Python from scratch:', err?.message ?? err);
-      return null;
-    });
-    mark(py ? 'snapshot' : 'snapshotFailed');
-  }
-  py ??= await loadPyodide(options);
-  mark('pyodide');
-  progress('python', { status: 'loading numpy' });
-  return { py, downloads };
-}
-
 // Start at once, before the page's 'start' arrives; start() picks the results up.
-const runtime = loadRuntime();
+const runtime = loadRuntime({ mark, progress });
 const sqlite = loadSqlite();
 runtime.catch(() => {}); // reported through 'start'
 sqlite.catch(() => {});
@@ -205,7 +34,7 @@ sqlite.catch(() => {});
 async function loadPython(wheel) {
   const { py, downloads } = await runtime;
   progress('python', { status: 'installing readingroom' });
-  await installPackages(py, { ...downloads, wheelPath: downloads.wheelPath ?? wheel });
+  await installPackages(py, { ...downloads, wheelPath: downloads.wheelPath ?? wheel }, { mark, progress });
   return py;
 }
 
@@ -213,57 +42,6 @@ async function loadPython(wheel) {
 function storageInfo() {
   // memoryCopy: reads are served from an in-memory copy of the OPFS library (sqlite-host.js).
   return { storageNote: store?.storageNote ?? '', memoryCopy: Boolean(store?.copy), memoryCopyNote: store?.copyNote ?? '' };
-}
-
-/** Python values crossing into JS arrive as proxies unless Python converted them already. */
-function jsList(value) {
-  if (Array.isArray(value)) return value;
-  if (value && typeof value.toJs === 'function') return value.toJs();
-  return Array.from(value);
-}
-
-// The embedding worker's port. The page replaces it (reconnectEmbedder) when that worker dies and
-// is started again; embed calls still waiting on the dead one are rejected then, never left hanging.
-let embedClient = null;
-let embedPort = null;
-// Set while the page knows the embedder cannot serve: {offline, message}; message says why, after
-// "The embedding model " (e.g. "could not be loaded (…)").
-let embedUnavailable = null;
-
-/** The error an embed call gets while the model cannot load: OfflineError when the browser is offline. */
-function unavailableError({ offline, message }) {
-  const err = new Error(offline
-    ? 'The embedding model is not available offline: it was never saved on this device. Connect to the internet once to load it.'
-    : `The embedding model ${message}. Searching by words still works.`);
-  err.name = offline ? 'OfflineError' : 'EmbedderUnavailable';
-  return err;
-}
-
-function embedCall(op, texts) {
-  if (embedUnavailable) return Promise.reject(unavailableError(embedUnavailable));
-  if (!embedClient) return Promise.reject(new Error('The embedding model is not connected yet.'));
-  return embedClient(op, { texts: jsList(texts) });
-}
-
-/** A new port to the (restarted) embedder; calls waiting on the old one fail with a clear message. */
-function reconnectEmbedder({ port }) {
-  embedUnavailable = null;
-  usePort(port);
-  return true;
-}
-
-function usePort(port) {
-  const old = embedClient;
-  const oldPort = embedPort;
-  embedPort = port;
-  embedClient = rpcClient(port);
-  if (old) {
-    const err = new Error('The embedding model stopped while this was being indexed, and was restarted. '
-      + 'Its passages are found by their words until they are embedded, on the next add or reload.');
-    err.name = 'EmbedderStopped';
-    old.failAll(err);
-    oldPort?.close();
-  }
 }
 
 function hostModule(sql) {
@@ -282,61 +60,6 @@ function hostModule(sql) {
 }
 
 /**
- * A Python exception reaches JS as a PythonError carrying only the class name and traceback text.
- * readingroom's errors carry a stable `kind`; Pyodide leaves the exception in sys.last_exc, so
- * read the kind and plain message from there when we can.
- */
-function pythonErrorInfo(err) {
-  if (!pyodide || !(err instanceof pyodide.ffi.PythonError)) return errorInfo(err);
-  const lines = String(err.message).trim().split('\n');
-  let info = { type: err.type, message: lines[lines.length - 1] };
-  let sys;
-  let exc;
-  try {
-    sys = pyodide.pyimport('sys');
-    exc = sys.last_exc ?? sys.last_value;
-    if (exc && exc.__class__.__name__ === err.type) { // not a stale one from an earlier error
-      const kind = exc.kind;
-      info = { type: typeof kind === 'string' ? kind : err.type, message: exc.toString() || info.message };
-    }
-  } catch {
-    // keep the traceback-derived info
-  } finally {
-    exc?.destroy?.();
-    sys?.destroy?.();
-  }
-  return info;
-}
-
-// Page requests run in lanes. An op in the 'alone' lane (start, imports, deletes, ...) runs with
-// nothing else in flight. Reads (searches, questions, lists) and ingestion (adding documents,
-// re-indexing) may run beside each other, one at a time within each lane: Python gives the event
-// loop up only while it waits for an embedding, never inside a transaction (one per document), so
-// a search typed during a long import is answered between two of its embedding batches instead of
-// after the whole import.
-const lanes = { alone: Promise.resolve(), tails: {} };
-
-function inLane(lane, fn) {
-  return (msg) => {
-    const before = lane === 'alone'
-      ? Promise.all([lanes.alone, ...Object.values(lanes.tails)])
-      : Promise.all([lanes.alone, lanes.tails[lane]]);
-    const run = before.then(() => fn(msg));
-    const settled = run.then(() => {}, () => {});
-    if (lane === 'alone') {
-      lanes.alone = settled;
-      lanes.tails = {};
-    } else {
-      lanes.tails[lane] = settled;
-    }
-    return run;
-  };
-}
-const serialized = (fn) => inLane('alone', fn);
-const reading = (fn) => inLane('read', fn);
-const ingesting = (fn) => inLane('ingest', fn);
-
-/**
  * Call one of readingroom.worker's JSON-in, JSON-out coroutines and return its parsed reply as is,
  * including {"error": {type, message}} replies (the page shows those; automation sees Python's
  * JSON unchanged). Only an exception escaping Python becomes a rejection.
@@ -346,14 +69,14 @@ async function callPython(name, ...args) {
   try {
     return JSON.parse(await api[name](...args));
   } catch (err) {
-    throw pythonErrorInfo(err);
+    throw pythonErrorInfo(pyodide, err);
   }
 }
 
 async function start({ embedPort: port, wheel, model, storage: wanted }) {
   if (api) return callPython('status');
   mark('start');
-  if (!embedClient) usePort(port);
+  connectEmbedder(port);
   const opening = openDatabase(sqlite, {
     preferMemory: wanted === 'memory',
     onBlocked: () => progress('locked', { message: 'another tab has Reading Room open' }),
@@ -554,11 +277,7 @@ rpcServe(self, {
   mergeBundle: serialized(mergeBundle),
   // Not queued: they must land while an op waits (on an embedding, say).
   reconnectEmbedder,
-  embedderUnavailable: ({ offline, message }) => {
-    embedUnavailable = { offline: Boolean(offline), message: String(message ?? '') };
-    embedClient?.failAll(unavailableError(embedUnavailable)); // the page ended that worker
-    return true;
-  },
+  embedderUnavailable,
   close: closeDatabase,
   // Diagnostics: the database file's bytes as stored (OPFS), or a serialised copy (memory).
   exportDatabase: serialized(() => {
