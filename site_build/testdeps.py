@@ -1,0 +1,48 @@
+"""What `python3 build.py test` installs on a fresh machine before any test runs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .chat import chat_model_path
+from .fetch import ensure_node_modules
+from .pins import BuildError, ROOT, run_checked
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+# Debian's packages the tests need, by a file each installs: the browser; what compiles and checks
+# llama-server; tesseract OCR with its English model; the R manuals (the PDFs the layout bench reads).
+APT_FOR_TESTS = {"/usr/bin/chromium": "chromium", "/usr/bin/cmake": "cmake", "/usr/bin/g++": "g++",
+                 "/usr/bin/objdump": "binutils", "/usr/bin/tesseract": "tesseract-ocr",
+                 "/usr/share/tesseract-ocr/5/tessdata/eng.traineddata": "tesseract-ocr-eng",
+                 "/usr/share/R/doc/manual/R-intro.pdf": "r-doc-pdf"}
+
+
+def install_test_dependencies() -> None:
+    """Everything the tests need on a fresh machine: Debian's packages (APT_FOR_TESTS), the Python
+    package with its native and test extras (pinned in pyproject.toml), the npm packages
+    (package-lock), and a llama-server compiled from pinned source for any x86-64 with AVX2
+    (llama_build.py), checked to run here before any test."""
+    missing = sorted({pkg for path, pkg in APT_FOR_TESTS.items() if not Path(path).exists()})
+    if missing:
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        env_apt = sudo + ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]
+        run_checked(env_apt + ["update", "-qq"])
+        run_checked(env_apt + ["install", "-y", "-qq", *missing])
+    run_checked([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+          "-e", ".[native,test]"])
+    if shutil.which("pyenv"):  # pyenv's shims: without a rehash the new `readingroom` script is not on PATH
+        subprocess.run(["pyenv", "rehash"], cwd=ROOT)
+    ensure_node_modules()
+    import llama_build
+
+    try:
+        llama_build.check_runs(llama_build.build(), chat_model_path())
+    except llama_build.LlamaBuildError as e:
+        raise BuildError(str(e)) from None
