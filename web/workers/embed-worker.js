@@ -5,14 +5,12 @@
 // (queries), 'embedBackground' (ingestion) and 'countTokens' there directly, so vectors never pass
 // through the page.
 
-import { Tensor, env, mean_pooling, pipeline } from './vendor/transformers/transformers.js';
+import { env } from './vendor/transformers/transformers.js';
 import { Transfer, rpcServe } from './rpc.js';
 import { jobQueue, workerRunner } from './embed-queue.js';
-import { prepareWebGPUWorker, webgpuChooser, webgpuMode } from './embed-webgpu.js';
+import { webgpuChooser, webgpuMode } from './embed-webgpu.js';
+import { DIM, MAX_TOKENS, MODEL, embedRows, encodeCapped, loadModel, useThreads } from './embed-model.js';
 
-const MODEL = 'all-MiniLM-L6-v2';
-const DIM = 384;
-const MAX_TOKENS = 256; // same cap as the native side; the shipped tokenizer files disagree (128/512)
 // Rows and padded tokens per model call. In single-threaded wasm a batch buys no speed, only
 // padding: measured on 96 SciFact chunks (~135 tokens), length buckets of at most 256 padded
 // tokens embed 1.2-1.7x faster than unsorted batches of 16 and as fast as one text per call,
@@ -27,20 +25,6 @@ const BATCH_TOKENS = override('batchTokens') ?? MAX_TOKENS;
 const BACKEND = /\bbackend=webgpu\b/.test(self.name ?? '') ? 'webgpu' : 'wasm';
 const WEBGPU_MODE = webgpuMode(self.name ?? '');
 
-const vendor = new URL('./vendor/transformers/', import.meta.url);
-env.allowRemoteModels = false; // never reach for the Hugging Face hub
-env.allowLocalModels = true;
-// A path, not a full URL: transformers.js only probes local files (e.g. whether a tokenizer exists)
-// for paths; with an http(s) URL here it concludes there is no tokenizer at all.
-env.localModelPath = new URL('./models/', import.meta.url).pathname;
-env.useBrowserCache = false; // the service worker already caches the model files
-// Keep ORT off blob: URLs (a CSP will forbid them): it imports the factory from our origin.
-env.useWasmCache = false;
-const wasm = env.backends.onnx.wasm;
-// transformers.js points wasmPaths at a CDN on import; overwrite its keys, keep the object.
-if (!wasm.wasmPaths || typeof wasm.wasmPaths !== 'object') wasm.wasmPaths = {};
-wasm.wasmPaths.mjs = new URL('ort-wasm-simd-threaded.mjs', vendor).href;
-wasm.wasmPaths.wasm = new URL('ort-wasm-simd-threaded.wasm', vendor).href;
 // Both cores: two embedding workers of one thread each (this one, and a helper it starts once the
 // page is ready: see addHelpers), taking buckets from one queue. Measured in the page against one
 // worker with onnxruntime-web's threads set to both cores (bench embedding, interleaved, on this
@@ -60,62 +44,12 @@ const WORKERS = override('workers') ?? Math.min(2, cores);
 const threads = isolated ? Math.max(1, override('threads') ?? Math.floor(cores / WORKERS)) : 1;
 const threadNote = isolated || cores <= WORKERS ? ''
   : 'this page is not cross-origin isolated, so each embedding worker runs on one thread';
-wasm.numThreads = threads;
+useThreads(threads);
 
 function progress(event) {
   self.postMessage({ type: 'progress', stage: 'model', ...event });
 }
 
-async function load() {
-  const started = performance.now();
-  progress({ status: 'loading' });
-  // No progress_callback: with one, transformers.js GETs every file once more just to learn its
-  // size, which for a local path means a second full download of the 23 MB model.
-  const gpu = BACKEND === 'webgpu' ? await prepareWebGPUWorker(env, WEBGPU_MODE) : null;
-  const extractor = await pipeline('feature-extraction', MODEL, { dtype: 'q8', ...(gpu && { device: 'webgpu' }) });
-  // model_max_length is a getter over the tokenizer config, so set it there. (embedBatch caps
-  // lengths itself; this keeps the pipeline's own call consistent should anything use it.)
-  extractor.tokenizer.config.model_max_length = MAX_TOKENS;
-  progress({ status: 'warming up' });
-  if (!gpu) await embedBatch(extractor, ['warm up']); // on WebGPU the agreement check warms it up
-  return { extractor, gpu, loadMs: Math.round(performance.now() - started) };
-}
-
-/**
- * Token ids as the native side's Rust tokenizer makes them: [CLS] text [SEP], at most MAX_TOKENS.
- * transformers.js truncates by cutting the id array, which drops the closing [SEP] and shifts
- * every long chunk's vector (cosine ~0.999 to native); instead cut the text's tokens and keep it.
- */
-function encodeCapped(tokenizer, text) {
-  const ids = tokenizer.encode(text);
-  return ids.length <= MAX_TOKENS ? ids : [...ids.slice(0, MAX_TOKENS - 1), ids[ids.length - 1]];
-}
-
-/** Mean-pooled, L2-normalised vectors for token rows (one batch), as a [n, DIM] tensor. */
-async function embedRows(extractor, rows) {
-  const { tokenizer, model } = extractor;
-  const width = Math.max(...rows.map((r) => r.length));
-  const dims = [rows.length, width];
-  const ids = new BigInt64Array(rows.length * width).fill(BigInt(tokenizer.pad_token_id ?? 0));
-  const mask = new BigInt64Array(rows.length * width);
-  rows.forEach((row, i) => {
-    row.forEach((id, j) => {
-      ids[i * width + j] = BigInt(id);
-      mask[i * width + j] = 1n;
-    });
-  });
-  const attention_mask = new Tensor('int64', mask, dims);
-  const { last_hidden_state } = await model({
-    input_ids: new Tensor('int64', ids, dims),
-    attention_mask,
-    token_type_ids: new Tensor('int64', new BigInt64Array(rows.length * width), dims),
-  });
-  return mean_pooling(last_hidden_state, attention_mask).normalize(2, -1);
-}
-
-async function embedBatch(extractor, texts) {
-  return embedRows(extractor, texts.map((t) => encodeCapped(extractor.tokenizer, t)));
-}
 
 // Queries first: one queue of length buckets, queries ahead of ingestion (embed-queue.js). While
 // ingestion runs on WebGPU, this worker's session takes queries only.
@@ -257,7 +191,7 @@ async function embedTexts(extractor, texts, priority = 'query') {
   return out;
 }
 
-const loaded = load();
+const loaded = loadModel({ backend: BACKEND, webgpuMode: WEBGPU_MODE, progress });
 loaded.catch(() => {}); // reported through 'start'; avoid an unhandled-rejection warning
 
 function asStrings(texts) {
