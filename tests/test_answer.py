@@ -153,6 +153,28 @@ def test_a_short_best_sentence_is_quoted_with_the_sentence_after_it():
     assert A.select(s, continue_below=120)[0].text == long.text  # over the length: not continued
 
 
+def test_a_sentence_that_leads_in_with_a_colon_is_quoted_with_the_command_it_introduces():
+    text = ("The collection of objects currently stored is called the workspace. To remove objects the "
+            "function rm is available:\n\n> rm(x, y, z, ink, junk, temp, foo, bar)\n\nAll objects created "
+            "during an R session can be stored permanently in a file.\n\nThe session is listed as follows:\n\n"
+            + "".join(f"> step{i}(data, option = {i}, verbose = TRUE, other = FALSE)\n" for i in range(8))
+            + "\nNothing else follows here at all.\n")
+    span = _span(text, start=7, cid=2)
+    cands = A.candidates("How do I remove objects from the workspace?", [span], [_pieces(span)], max_sentences=10)
+    by = {c.text.split()[0]: c for c in cands}
+    rm = by["To"]
+    assert rm.after == "\n\n> rm(x, y, z, ink, junk, temp, foo, bar)"  # verbatim, the blank line kept
+    assert text[rm.after_end - 7 - len(rm.after):rm.after_end - 7] == rm.after
+    before = next(c for c in cands if c.text.startswith("The collection"))
+    assert before.after == " To remove objects the function rm is available:"  # prose, same paragraph
+    listing = next(c for c in cands if c.text.startswith("The session"))
+    assert listing.after == ""  # a listing, not a command: the lead-in stands alone
+    q = features.Question.of("How do I remove objects from the workspace?")
+    s = A.Scored(q, cands, features.matrix(q, cands), np.asarray([5.0 if c is rm else -9.0 for c in cands]), None)
+    [quote] = A.select(s, continue_below=20)  # continued whatever its length: it ends in a colon
+    assert quote.text.endswith("> rm(x, y, z, ink, junk, temp, foo, bar)") and text[quote.start - 7:quote.end - 7] == quote.text
+
+
 def test_words_the_library_never_mentions_lower_the_known_share():
     from readingroom.answer.candidates import known_share
     from readingroom.fts import terms

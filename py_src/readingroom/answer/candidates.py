@@ -23,6 +23,7 @@ from ..records import Hit, Span
 MAX_SENTENCES = 24  # one embedding batch; 40 cost 1.1 s in the page for the same held-back figure (answer_curves.candidate_curve)
 MIN_WORDS = 4  # "See below." answers nothing
 MAX_CHARS = 600  # a sentence longer than this is a paragraph the splitter could not cut
+MAX_CODE_AFTER = 240  # the code a lead-in sentence introduces is quoted with it up to this length (a command, not a listing)
 FIRST_TURN = 3  # each passage's first sentences by words, before any passage gets more
 
 
@@ -166,14 +167,19 @@ def with_term(units: Sequence[sentences.Sentence], i: int, text: str) -> int:
 
 def _after(span: Span, ps: Sequence[Piece], units: Sequence[sentences.Sentence], last: int,
            end: int, doc_end: int) -> tuple[str, int]:
-    """The prose sentence that follows unit ``last`` with nothing but space between (as the
-    span has it, space included), and its document end; ("", 0) if there is none."""
-    if last + 1 >= len(units) or units[last + 1].kind != sentences.PROSE:
+    """What follows unit ``last`` and completes it (as the span has it, space included), and its
+    document end; ("", 0) if nothing does: the prose sentence right after it in the same
+    paragraph, or, after a sentence that leads in with a colon ("To remove objects the function
+    rm is available:"), the short block of code it introduces."""
+    if last + 1 >= len(units):
         return "", 0
     nxt = units[last + 1]
     text = span.text[end:nxt.end]
     gap = span.text[end:nxt.start]
-    if gap.strip() or sentences.BLANK_LINE.search(gap) or len(text) > MAX_CHARS:
+    if nxt.kind == sentences.CODE and units[last].text.rstrip().endswith(":"):
+        if gap.strip() or len(text) > MAX_CODE_AFTER:
+            return "", 0
+    elif nxt.kind != sentences.PROSE or gap.strip() or sentences.BLANK_LINE.search(gap) or len(text) > MAX_CHARS:
         return "", 0  # not the same paragraph
     b = to_document(ps, nxt.end, end=True)
     if b is None or b[0] - doc_end != nxt.end - end:

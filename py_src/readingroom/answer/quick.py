@@ -88,8 +88,9 @@ def order(s: Scored) -> list[int]:
 def _quote(c: Candidate, first: bool, continue_below: int) -> tuple[str, int]:
     """The words quoted for a chosen sentence and where they end: the best one, when short, with
     the sentence that follows it in the same paragraph (a reference's "Remove and return a pair."
-    says what; "Pairs are returned in LIFO order." says which)."""
-    if first and c.after and len(c.text) < continue_below:
+    says what; "Pairs are returned in LIFO order." says which), and one that leads in with a colon
+    with what it introduces ("...the function rm is available:" and the command)."""
+    if first and c.after and (len(c.text) < continue_below or c.text.rstrip().endswith(":")):
         return c.text + c.after, c.after_end
     return c.text, c.end
 
