@@ -40,7 +40,7 @@ async function loadPython(wheel) {
 
 /** What the page adds to Python's status about where the library lives. */
 function storageInfo() {
-  // memoryCopy: reads are served from an in-memory copy of the OPFS library (sqlite-host.js).
+  // memoryCopy: reads are served from an in-memory copy of the OPFS library (sqlite-copy.js).
   return { storageNote: store?.storageNote ?? '', memoryCopy: Boolean(store?.copy), memoryCopyNote: store?.copyNote ?? '' };
 }
 

@@ -107,12 +107,17 @@ def passage_sims(evidence: Sequence[Hit], spans: Sequence[Span]) -> list[float |
     return out
 
 
+def leads_in(text: str) -> bool:
+    """The sentence announces what follows it ("Here are the objects considered false:")."""
+    return text.rstrip().endswith(":")
+
+
 def with_list(units: Sequence[sentences.Sentence], i: int) -> int:
     """The index of the last unit a quote starting at unit ``i`` takes: a sentence that leads
     into a list ("Here are the objects considered false:") takes the items that follow it, as
     many as fit in ``MAX_CHARS``; any other unit stands alone."""
     s, last = units[i], i
-    if s.kind != sentences.PROSE or not s.text.rstrip().endswith(":"):
+    if s.kind != sentences.PROSE or not leads_in(s.text):
         return i
     while (last + 1 < len(units) and units[last + 1].kind == sentences.ITEM
            and units[last + 1].end - s.start <= MAX_CHARS):
@@ -176,7 +181,7 @@ def _after(span: Span, ps: Sequence[Piece], units: Sequence[sentences.Sentence],
     nxt = units[last + 1]
     text = span.text[end:nxt.end]
     gap = span.text[end:nxt.start]
-    if nxt.kind == sentences.CODE and units[last].text.rstrip().endswith(":"):
+    if nxt.kind == sentences.CODE and leads_in(units[last].text):
         if gap.strip() or len(text) > MAX_CODE_AFTER:
             return "", 0
     elif nxt.kind != sentences.PROSE or gap.strip() or sentences.BLANK_LINE.search(gap) or len(text) > MAX_CHARS:

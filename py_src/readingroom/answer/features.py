@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from ..fts import terms
-from .candidates import Candidate, lexical_share, stem, weighted_shares, words_of
+from .candidates import Candidate, leads_in, lexical_share, stem, weighted_shares, words_of
 
 KINDS = ("who", "when", "where", "number", "why", "how", "what", "yesno", "other")
 
@@ -154,7 +154,7 @@ def matrix(q: Question, cands: Sequence[Candidate], cos: np.ndarray | None = Non
             cos[i], cos[i] - cos.max(), before[i], c.passage_sim or 0.0, 1.0 / c.n, c.passage_score,
             idf[i], idf[i] - max(idf), shares[i], shares[i] - max(shares), pair, c.passage_words,
             heading, float(c.index == 0), c.index / max(1, c.count - 1) if c.count > 1 else 0.0,
-            math.log(1 + nw), float(c.text.rstrip().endswith(":")), float(c.text.rstrip().endswith("?")),
+            math.log(1 + nw), float(leads_in(c.text)), float(c.text.rstrip().endswith("?")),
             code, qn, *kinds, *f,
             kinds[1] * max(yr, mo), kinds[3] * num, kinds[0] * name, kinds[2] * place,
             kinds[4] * reason, kinds[7] * decides, kinds[7] * defines,

@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from . import features as F
-from .candidates import Candidate
+from .candidates import Candidate, leads_in
 from .model import SentenceModel, load, probabilities
 
 MAX_QUICK = 3
@@ -90,7 +90,7 @@ def _quote(c: Candidate, first: bool, continue_below: int) -> tuple[str, int]:
     the sentence that follows it in the same paragraph (a reference's "Remove and return a pair."
     says what; "Pairs are returned in LIFO order." says which), and one that leads in with a colon
     with what it introduces ("...the function rm is available:" and the command)."""
-    if first and c.after and (len(c.text) < continue_below or c.text.rstrip().endswith(":")):
+    if first and c.after and (len(c.text) < continue_below or leads_in(c.text)):
         return c.text + c.after, c.after_end
     return c.text, c.end
 
