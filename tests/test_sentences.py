@@ -169,6 +169,20 @@ def test_a_lower_case_remark_in_brackets_stays_with_its_sentence():
         "It quits.", "(This is also what q() does.)", "Fine."]
 
 
+def test_a_command_inside_a_list_item_stays_in_the_sentence_it_is_part_of():
+    # R-intro.pdf: the list item's last words lead into a command and the sentence goes on after it;
+    # quoting "gives y all but the first five elements of x." alone would say nothing.
+    text = ("3. A vector of negative integral quantities. Such an index vector specifies the values to\n"
+            "be excluded rather than included. Thus\n> y <- x[-(1:5)]\ngives y all but the first five elements of x.\n")
+    units = split(text)
+    assert [u.kind for u in units] == [ITEM, ITEM, ITEM]
+    assert " ".join(units[-1].text.split()) == "Thus > y <- x[-(1:5)] gives y all but the first five elements of x."
+    assert all(text[u.start:u.end] == u.text for u in units)
+    # A finished item before a command does not swallow it.
+    done = split("1. Remove them all.\n> rm(list = ls())\n")
+    assert [u.kind for u in done] == [ITEM, CODE]
+
+
 def test_other_scripts():
     assert texts("Это первое предложение. А это второе!") == ["Это первое предложение.", "А это второе!"]
     assert texts("関数を定義します。引数も使えます。") == ["関数を定義します。", "引数も使えます。"]

@@ -224,17 +224,18 @@ def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Se
                 j += 1
             if not prompts[i]:
                 units = _run_lines(text, body[i:j], labels and not open_)  # after a command: no label
-                if open_ and units and units[0].kind == PROSE and units[0].text[:1].islower():
+                if open_ and units and units[0].kind in (PROSE, ITEM) and units[0].text[:1].islower():
                     # "... seeing something like" / "R> -2^2" / "and misunderstanding ...": one sentence
-                    out[-1] = Sentence(text[out[-1].start:units[0].end], out[-1].start, units[0].end, PROSE)
+                    out[-1] = Sentence(text[out[-1].start:units[0].end], out[-1].start, units[0].end, out[-1].kind)
                     units = units[1:]
                 out += units
                 open_ = False
-            elif out and out[-1].kind in (PROSE, HEADING) and not ENDS_SENTENCE.search(out[-1].text) \
+            elif out and out[-1].kind in (PROSE, HEADING, ITEM) and not ENDS_SENTENCE.search(out[-1].text) \
                     and j - i <= MAX_LEAD_IN_LINES:
                 # "the command is" / "> help(solve)": the words that lead into a command keep it
+                # (in a list item too: "3. ... Thus" / "> y <- x[-(1:5)]" / "gives y all but ...")
                 s, e = out[-1].start, _strip(text, body[i][0], body[j - 1][1])[1]
-                out[-1] = Sentence(text[s:e], s, e, PROSE)
+                out[-1] = Sentence(text[s:e], s, e, ITEM if out[-1].kind == ITEM else PROSE)
                 open_ = True
             else:
                 s, e = _strip(text, body[i][0], body[j - 1][1])
