@@ -208,3 +208,44 @@ def test_public_sets_run_on_a_small_copy_of_their_format(tmp_path, model_dir):
         assert d["latency_ms"]["n"] == d["questions"] and d["load"][0]
     assert pub["squad"]["phrase"] == 1.0 and pub["squad"]["top3_expected"] == 1.0  # two plain questions
     assert "answer in quick answer" in proc.stdout and "heldback" in proc.stdout
+
+
+def test_the_r_manuals_set_is_sound_and_names_what_is_missing(tmp_path):
+    from readingroom.bench import answers_manuals as am
+
+    items = am.load_items()
+    assert len(items) >= 30 and len({i["id"] for i in items}) == len(items)
+    assert 0.4 <= sum(i["split"] == "test" for i in items) / len(items) <= 0.6
+    names = {am.PREFIX + m for m in am.MANUALS}
+    for it in items:
+        assert it["answer_phrases"] and set(it["expected_topics"]) <= names, it["id"]
+    with pytest.raises(am.ManualsMissing, match="apt-get install r-doc-pdf"):
+        am.manual_files(tmp_path)
+    assert "manuals" in answers.parse_sets("answerable,manuals")
+
+
+def test_the_r_manuals_are_indexed_and_asked_natively(tmp_path, model_dir):
+    """The CI-sized run of the real-PDF set: the five manuals indexed through ingestion (as
+    ``readingroom index`` would), a few questions asked, and every answer phrase of the whole set
+    found in a manual it names, as the index holds it."""
+    import sqlite3
+
+    import beir_fixture
+    from readingroom.bench import answers_manuals as am
+
+    proc, res = beir_fixture.run_bench(tmp_path, model_dir, "answers", "--native", "--set", "manuals",
+                                       "--limit", "4", timeout=900)
+    m = res["answers"]["native"]["manuals"]
+    assert m["chunks"] > 1000 and [r["id"] for r in m["records"]] == [i["id"] for i in am.load_items()[:4]]
+    assert m["phrase"]["n_all"] == 4 and m["top3_expected"]["all"] >= 50
+    assert "R manuals (real PDFs): answer phrase in the quick answer" in proc.stdout
+    assert "quick answer, R manuals (" in proc.stdout
+    [index] = (tmp_path / "cache").glob("r-manuals-*.sqlite")
+    db = sqlite3.connect(index)
+    text = {name: "\n".join(t for (t,) in db.execute(
+        "SELECT c.text FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.name = ? ORDER BY c.idx", (name,)))
+        for (name,) in db.execute("SELECT name FROM documents")}
+    assert set(text) == {am.PREFIX + f for f in am.MANUALS}
+    for it in am.load_items():
+        for phrase in it["answer_phrases"]:
+            assert any(answer_scores.phrase_found(text[t], [phrase]) for t in it["expected_topics"]), (it["id"], phrase)

@@ -7,7 +7,7 @@
     layout [PDF ...] [--json OUT]                        layout noise in PDF chunks, before and after
     embedding [--texts N] [--rounds R] --json OUT     thread set-ups side by side (A/B interleaved)
     peer --json OUT
-    answers [--native | --browser] [--set answerable,paraphrased,followups,unanswerable,scifact] [--limit N]
+    answers [--native | --browser] [--set answerable,paraphrased,followups,unanswerable,scifact,manuals] [--limit N]
             [--llm URL] --json OUT
 
 Every command prints its figures, writes them to the JSON file with machine info, and

@@ -144,6 +144,12 @@ def quality_rows(name: str, side: dict) -> list[list]:
         for k in ("precision", "recall"):
             rows.append([f"{name}: refusal {k}"] + [pct(ref[s][k]) for s in SPLITS]
                         + [ref["all"]["answerable"] + ref["all"]["unanswerable"], load_text(load)])
+    m = side.get("manuals") or {}
+    if "records" in m:
+        add("R manuals (real PDFs): answer phrase in the quick answer", m.get("phrase"), m.get("load"))
+        add("R manuals: expected manual cited by the quick answer", m.get("cited_expected"), m.get("load"))
+        add("R manuals: expected manual in top-3 sources", m.get("top3_expected"), m.get("load"))
+        add("R manuals: refused", _refused(m.get("covered")), m.get("load"))
     sf = side.get("scifact")
     if sf and "records" in sf:
         add("SciFact claims: quick answer cites a qrels document", sf.get("cited_expected"), sf.get("load"))
@@ -175,6 +181,11 @@ def timing_rows(name: str, side: dict) -> list[list]:
         load = [loads[0][0], loads[-1][1]] if loads else None
         rows.append([name, f"quick answer ({side.get('chunks')} chunks)", _ms(lat["p50"]), _ms(lat["p95"]), lat["n"], "—",
                      load_text(load)])
+    m = side.get("manuals") or {}
+    if m.get("latency_ms"):
+        lat = m["latency_ms"]
+        rows.append([name, f"quick answer, R manuals ({m.get('chunks')} chunks)", _ms(lat["p50"]), _ms(lat["p95"]), lat["n"],
+                     "—", load_text(m.get("load"))])
     sf = side.get("scifact") or {}
     if sf.get("latency_ms"):
         lat = sf["latency_ms"]

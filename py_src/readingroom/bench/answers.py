@@ -30,7 +30,7 @@ from .stats import load_average as load
 DATA = Path(__file__).resolve().parent / "data" / "answers"
 SETS = ("answerable", "paraphrased", "followups", "unanswerable")
 ANSWERABLE = ("answerable", "paraphrased")  # sets of questions the reference answers
-ALL_SETS = SETS + ("scifact",)
+ALL_SETS = SETS + ("scifact", "manuals")  # manuals: real PDFs, natively (answers_manuals)
 SCIFACT_QUESTION = "Does the literature support this? {claim}"
 
 Asker = Callable[[str, list], tuple[dict, float]]  # (question, history) -> (Answer JSON, ms)
@@ -180,6 +180,10 @@ def run_native(sets: list[str], limit: int | None, ds=None, llm: str | None = No
                 out["scifact"]["chunks"] = lib.status().get("chunks")
             finally:
                 lib.close()
+    if "manuals" in sets:
+        from . import answers_manuals
+
+        out["manuals"] = answers_manuals.evaluate(limit)
     return out
 
 
@@ -223,8 +227,9 @@ def run_browser(sets: list[str], limit: int | None, rebuild: bool = True, ds=Non
             from .answers_scale import ask_at_scale
 
             out["scaled"] = ask_at_scale(browser, url, ds, scale, limit or 60)
-    if "scifact" in sets:
-        out["scifact"] = {"error": "SciFact runs natively only (the same index and code as in the page)"}
+    for name in ("scifact", "manuals"):
+        if name in sets:
+            out[name] = {"error": f"{name} runs natively only (the same Python answers in the page)"}
     return out
 
 
@@ -248,8 +253,9 @@ def tables(ans: dict) -> str:
         im = d.get("inpage_model")
         if im and not im.get("measured"):
             notes.append(f"{side}: in-page model not measured: {im.get('why')}")
-        if (d.get("scifact") or {}).get("error"):
-            notes.append(f"{side}: {d['scifact']['error']}")
+        for name in ("scifact", "manuals"):
+            if (d.get(name) or {}).get("error"):
+                notes.append(f"{side}: {d[name]['error']}")
     if "differences" in ans:
         diff = ans["differences"]
         notes.append(f"native and page: {len(diff)} questions answered differently" + (": " + "; ".join(diff[:5]) if diff
