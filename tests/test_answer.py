@@ -263,6 +263,10 @@ def test_a_yes_no_question_is_answered_by_the_sentence_that_decides_it():
     ("Does a finally clause run after return?", "yesno"), ("And can it be nested?", "yesno"),
     ("Where is the module search path kept?", "where"), ("tell me about generators", "other"),
     ("What happens when I pass too many arguments?", "what"), ("And when did it change?", "when"),
+    ("When I source a script nothing gets printed; what am I doing wrong?", "what"),
+    ("If I sort a list in place, can I still get the old order back?", "yesno"),
+    ("When I call it twice, why does it fail?", "why"), ("When was it released, and by whom?", "when"),
+    ("When it fails, it fails", "when"),
     ("", "other"), ("???", "other")])
 def test_question_kinds(question, kind):
     assert features.kind(question) == kind

@@ -55,9 +55,31 @@ def _leads(ws: Sequence[str], word: str) -> bool:
 _LEADS_IN = frozenset(("and", "so", "but", "then", "since", "until", "till", "from", "by", "ok", "okay"))
 
 
+_CONDITION = frozenset(("when", "if", "once", "whenever", "after", "before", "while"))
+_ASKS = frozenset(("who", "whom", "whose", "when", "where", "why", "how", "what", "which") + _AUX)
+
+
+def asked(question: str) -> str:
+    """The clause that asks: "When I source a script nothing gets printed; what am I doing
+    wrong?" asks what, and "If I sort a list, can I keep it?" asks yes or no. A question that
+    opens with a condition ("when I", "if") and goes on to a clause that opens with a question
+    word is read from that clause; "When was it released, and by whom?" is still a when."""
+    parts = [p for p in re.split(r"\s*[,;:]\s+|\s+[-\u2013\u2014]\s+", question.strip()) if p]
+    if len(parts) < 2:
+        return question
+    head = [w.lower() for w in _WORD.findall(parts[0])][:2]
+    if not head or head[0] not in _CONDITION or (len(head) > 1 and head[1] in _AUX):
+        return question
+    for i, p in enumerate(parts[1:], 1):
+        w = [x.lower() for x in _WORD.findall(p)][:1]
+        if w and w[0] in _ASKS:
+            return " ".join(parts[i:])
+    return question
+
+
 def kind(question: str) -> str:
-    """The kind of answer the question wants, from its first words."""
-    ws = [w.lower() for w in _WORD.findall(question)][:12]
+    """The kind of answer the question wants, from the first words of the clause that asks."""
+    ws = [w.lower() for w in _WORD.findall(asked(question))][:12]
     if not ws:
         return "other"
     head = ws[:3]
