@@ -266,7 +266,9 @@ def test_a_yes_no_question_is_answered_by_the_sentence_that_decides_it():
     ("When I source a script nothing gets printed; what am I doing wrong?", "what"),
     ("If I sort a list in place, can I still get the old order back?", "yesno"),
     ("When I call it twice, why does it fail?", "why"), ("When was it released, and by whom?", "when"),
-    ("When it fails, it fails", "when"),
+    ("When it fails, it fails", "when"), ("I made a lattice plot in a script and nothing shows up. Why?", "why"),
+    ("My numbers came in as a factor; how do I get them back?", "how"), ("In Python, is a list hashable?", "yesno"),
+    ("Python 3.12, which version added match?", "what"), ("What is it? And why?", "what"),
     ("", "other"), ("???", "other")])
 def test_question_kinds(question, kind):
     assert features.kind(question) == kind

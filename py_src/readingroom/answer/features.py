@@ -61,14 +61,17 @@ _ASKS = frozenset(("who", "whom", "whose", "when", "where", "why", "how", "what"
 
 def asked(question: str) -> str:
     """The clause that asks: "When I source a script nothing gets printed; what am I doing
-    wrong?" asks what, and "If I sort a list, can I keep it?" asks yes or no. A question that
-    opens with a condition ("when I", "if") and goes on to a clause that opens with a question
-    word is read from that clause; "When was it released, and by whom?" is still a when."""
-    parts = [p for p in re.split(r"\s*[,;:]\s+|\s+[-\u2013\u2014]\s+", question.strip()) if p]
+    wrong?" asks what, "If I sort a list, can I keep it?" yes or no, and "I made a plot in a
+    script and nothing shows up. Why?" why. A question that opens with a condition ("when I",
+    "if") or a statement, and goes on to a clause that opens with a question word, is read from
+    that clause; "When was it released, and by whom?" is still a when."""
+    parts = [p for p in re.split(r"\s*[,;:]\s+|(?<=[.?!])\s+|\s+[-\u2013\u2014]\s+", question.strip()) if p]
     if len(parts) < 2:
         return question
     head = [w.lower() for w in _WORD.findall(parts[0])][:2]
-    if not head or head[0] not in _CONDITION or (len(head) > 1 and head[1] in _AUX):
+    condition = bool(head) and head[0] in _CONDITION and not (len(head) > 1 and head[1] in _AUX)
+    statement = bool(head) and head[0] not in _ASKS and head[0] not in _LEADS_IN and head[0] not in _CONDITION
+    if not (condition or statement):
         return question
     for i, p in enumerate(parts[1:], 1):
         w = [x.lower() for x in _WORD.findall(p)][:1]
