@@ -80,8 +80,11 @@ def build_index(log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)
             out = run_sync(lib.add([NewDocument(name=PREFIX + f.name, data=f.read_bytes(), doc_type="pdf")]))
             chunks += sum(o.chunks for o in out)
             log(f"  indexed {f.name}: {chunks} chunks so far, {chunks / (time.perf_counter() - t0):.1f} chunks/s")
-    finally:
+    except BaseException:
         lib.close()
+        tmp.unlink(missing_ok=True)  # a half-built index is never cached, nor left behind
+        raise
+    lib.close()
     shutil.move(tmp, final)
     seconds = time.perf_counter() - t0
     return final, {"cached": False, "chunks": chunks, "seconds": round(seconds, 1)}
