@@ -64,6 +64,15 @@ def warm_up(ask: Asker) -> None:
         ask(q, [])
 
 
+def ask_answerable(ask: Asker, items: list[dict]) -> tuple[list[dict], dict]:
+    """Each question of a set the documents answer, asked once: its records and their rates."""
+    rs = []
+    for it in items:
+        a, ms = ask(it["question"], [])
+        rs.append(sc.record(it, a, ms, it["expected_topics"], it["answer_phrases"]))
+    return rs, {k: sc.rate(rs, k) for k in ("phrase", "cited_expected", "top3_expected", "covered")}
+
+
 def evaluate(ask: Asker, sets: list[str], limit: int | None = None,
              log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> dict:
     """The figures for the Python-reference sets through one asker, with per-question records."""
@@ -73,14 +82,9 @@ def evaluate(ask: Asker, sets: list[str], limit: int | None = None,
     recs = out["records"]
     for name in (s for s in ANSWERABLE if s in sets):
         l0 = load()
-        rs = []
-        for it in _limited(load_set(name), limit):
-            a, ms = ask(it["question"], [])
-            rs.append(sc.record(it, a, ms, it["expected_topics"], it["answer_phrases"]))
-        recs[name] = rs
-        out[name] = {k: sc.rate(rs, k) for k in ("phrase", "cited_expected", "top3_expected", "covered")}
+        recs[name], out[name] = ask_answerable(ask, _limited(load_set(name), limit))
         out[name]["load"] = [l0, load()]
-        log(f"  {name}: {len(rs)} asked (load {l0[0]:.1f}→{load()[0]:.1f})")
+        log(f"  {name}: {len(recs[name])} asked (load {l0[0]:.1f}→{load()[0]:.1f})")
     if "followups" in sets:
         l0 = load()
         firsts, with_h, alone = [], [], []

@@ -93,7 +93,7 @@ def build_index(log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)
 def evaluate(limit: int | None = None, log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> dict:
     """Each question asked once through ``Library.ask``; the same figures as the reference sets."""
     from ..library import Library
-    from .answers import native_asker, scratch_copy, warm_up
+    from .answers import ask_answerable, native_asker, scratch_copy, warm_up
 
     try:
         path, built = build_index(log)
@@ -106,11 +106,7 @@ def evaluate(limit: int | None = None, log: Callable[[str], None] = lambda s: pr
             ask = native_asker(lib)
             warm_up(ask)
             l0 = load()
-            rs = []
-            for it in items:
-                a, ms = ask(it["question"], [])
-                rs.append(sc.record(it, a, ms, it["expected_topics"], it["answer_phrases"]))
-            out = {k: sc.rate(rs, k) for k in ("phrase", "cited_expected", "top3_expected", "covered")}
+            rs, out = ask_answerable(ask, items)
             out.update(records=rs, load=[l0, load()], chunks=lib.status().get("chunks"), index=built,
                        latency_ms=sc.latency(rs))
         finally:
