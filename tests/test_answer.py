@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from helpers import run
 from readingroom import answer as A, merge
-from readingroom.answer import coverage, features, model, quick
+from readingroom.answer import conditions, coverage, features, model, quick
 from readingroom.records import Hit, Span
 
 
@@ -253,6 +253,40 @@ def test_a_yes_no_question_is_answered_by_the_sentence_that_decides_it():
     assert A.select(_scored(texts, [4.0, 1.4], q))[0].text == texts[0]
     # and a wh-question keeps the model's order
     assert A.select(_scored(texts, [2.0, 1.4], "What is a range object?"))[0].text == texts[0]
+
+
+def test_a_question_about_a_condition_is_answered_by_the_sentence_that_states_it():
+    texts = ["A function call always assigns values to all parameters mentioned in the parameter list, "
+             "either from positional arguments, from keyword arguments, or from default values.",
+             "If there are more positional arguments than there are formal parameter slots, a TypeError "
+             "exception is raised, unless a formal parameter using the syntax *identifier is present."]
+    q = "What happens when I pass more positional arguments than the function has parameters?"
+    assert A.select(_scored(texts, [2.3, -1.3], q))[0].text == texts[1]
+    # the condition put first ("If __exit__ returns True, what happens to the error?") counts too
+    assert conditions.asked_condition("If __exit__ returns True, what happens to the error?") \
+        == ("__exi", "retur", "true")
+    # far below the best, the conditional sentence does not jump ahead
+    assert A.select(_scored(texts, [2.3 + quick.CONDITION_REACH, -1.3], q))[0].text == texts[0]
+    # a question without a condition, or one that asks for a value rather than a consequence,
+    # keeps the model's order
+    assert A.select(_scored(texts, [2.3, -1.3], "What does a function call assign to its parameters?"))[0].text == texts[0]
+    assert A.select(_scored(texts, [2.3, -1.3], "What does a call raise when I pass more positional "
+                                                "arguments than the function has parameters?"))[0].text == texts[0]
+    assert conditions.asked_condition("When was the positional-only syntax added to functions?") == ()
+    # a sentence whose condition is another one's does not lead
+    other = [texts[0], "If the form *identifier is present, it is initialized to a tuple receiving any excess "
+                       "positional parameters, defaulting to the empty tuple."]
+    assert A.select(_scored(other, [2.3, -1.3], q))[0].text == texts[0]
+
+
+def test_condition_clauses_are_read_from_question_and_sentence():
+    cond = conditions.asked_condition("What happens if I change a list while it is being sorted?")
+    assert {"chang", "list", "sorte"} <= set(cond)
+    assert conditions.condition_share(cond, "While a list is being sorted, the effect of attempting to mutate "
+                                            "it is undefined.") >= quick.CONDITION_SHARE
+    assert conditions.condition_share(cond, "The list is sorted in place.") == 0.0  # no condition clause
+    assert conditions.asked_condition("What happens if so?") == ()  # too few words to match on
+    assert conditions.condition_share((), "If anything, nothing.") == 0.0
 
 
 @pytest.mark.parametrize("question,kind", [

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import features as F
 from .candidates import Candidate, leads_in
+from .conditions import asked_condition, condition_share
 from .model import SentenceModel, load, probabilities
 
 MAX_QUICK = 3
@@ -27,6 +28,8 @@ CONTINUE_BELOW = 120  # the best sentence, when shorter, is quoted with the one 
 KEEP_SHARE = 0.05  # a 2nd/3rd sentence needs this share of the best one's probability (chosen by answer_curves.keep_curve on held-back public data)
 YESNO_REACH = 1.0  # a deciding sentence within this many logits of the best leads a yes/no answer
 YESNO_TERMS = 0.34  # ...if it holds at least a third of the question's terms
+CONDITION_REACH = 4.0  # a sentence stating the question's condition leads from this many logits below the best
+CONDITION_SHARE = 0.5  # ...if one of its condition clauses holds at least half of the condition's terms
 
 
 @dataclass(frozen=True)
@@ -70,12 +73,25 @@ def score(question: str, cands: Sequence[Candidate], query_vec: np.ndarray | Non
     return Scored(q, list(cands), x, m.logits(x), cos)
 
 
-def order(s: Scored) -> list[int]:
-    """Candidates best first; for a yes/no question a deciding sentence near the best leads."""
+def order(s: Scored, condition_reach: float | None = None) -> list[int]:
+    """Candidates best first. A question about a condition ("What happens if...") is led by the
+    sentence near the best whose own condition clause states it (``conditions``); failing
+    that, a yes/no question by a deciding sentence near the best."""
     idx = sorted(range(len(s.cands)), key=lambda i: -s.logits[i])
-    if not idx or s.question.kind != "yesno":
+    if not idx:
         return idx
     top = s.logits[idx[0]]
+    reach = CONDITION_REACH if condition_reach is None else condition_reach
+    condition = asked_condition(s.question.text)
+    if condition:
+        shares = [condition_share(condition, s.cands[i].text) for i in idx]
+        for k, i in enumerate(idx):
+            if top - s.logits[i] > reach:
+                break
+            if shares[k] >= CONDITION_SHARE and shares[k] > shares[0]:
+                return [i] + [j for j in idx if j != i]
+    if s.question.kind != "yesno":
+        return idx
     decides, share = F.NAMES.index("decides"), F.NAMES.index("share")
     for i in idx:
         if top - s.logits[i] > YESNO_REACH:
@@ -95,14 +111,15 @@ def _quote(c: Candidate, first: bool, continue_below: int) -> tuple[str, int]:
     return c.text, c.end
 
 
-def select(s: Scored, limit: int = MAX_QUICK, continue_below: int | None = None) -> list[Quick]:
+def select(s: Scored, limit: int = MAX_QUICK, continue_below: int | None = None,
+           condition_reach: float | None = None) -> list[Quick]:
     """The best sentence, and up to ``limit - 1`` more with at least ``KEEP_SHARE`` of its
     probability that do not repeat a chosen one; best first."""
     below = CONTINUE_BELOW if continue_below is None else continue_below
     if not s.cands:
         return []
     p = probabilities(s.logits)
-    ranked = order(s)
+    ranked = order(s, condition_reach)
     best = p[ranked[0]]
     chosen: list[Quick] = []
     for i in ranked:
