@@ -10,7 +10,7 @@ import pytest
 
 import build
 import llama_build
-from readingroom.bench.generation import LlamaServer
+from readingroom.bench.llama_server import LlamaServer
 
 
 def _stand_in(tmp_path, body: str):

@@ -15,7 +15,7 @@ from readingroom import Library, NewDocument
 from readingroom.errors import DatabaseUnavailable, ExtensionMissing
 from readingroom.records import Filters
 from readingroom.search import hits_for, vector_candidates
-from readingroom.store import pg_sql, postgres as pg
+from readingroom.store import pg_dialect, pg_sql, postgres as pg
 
 DOCS = [NewDocument(f"doc{i}.md", text=f"# Part {i}\n\nKettle number {i} descales monthly with citric acid; "
                     f"teapot {i % 3} is glazed.", meta={"tags": ["odd" if i % 2 else "even"]}) for i in range(30)]
@@ -63,8 +63,8 @@ def thirty(postgres, embedder):
 def test_hnsw_and_exact_scans_agree_and_a_filter_still_returns_k(thirty, embedder):
     store = thirty.index.store
     q = run(embedder.embed(["descaling a kettle"]))[0]
-    exact = store.knn(pg_sql.KNN, (pg_sql.vector_param(q), 10), 100, True)
-    literal = pg_sql.KNN.replace("%s::vector", f"'{pg_sql.vector_param(q)}'::vector").replace("%s", "10")
+    exact = store.knn(pg_sql.KNN, (pg_dialect.vector_param(q), 10), 100, True)
+    literal = pg_sql.KNN.replace("%s::vector", f"'{pg_dialect.vector_param(q)}'::vector").replace("%s", "10")
     with store.pool.connection() as conn, conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")  # 30 rows: make the planner take the index
         plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + literal))
@@ -206,7 +206,7 @@ def test_words_first_on_postgres_a_half_embedded_document_is_searched_by_words_a
     assert lib.index.integrity() == "ok"
     qvec = run(embedder.embed(["kettle citric acid"]))[0]
     for exact in (False, True):
-        rows = lib.index.store.knn(pg_sql.KNN, (pg_sql.vector_param(qvec), 10), 40, exact)
+        rows = lib.index.store.knn(pg_sql.KNN, (pg_dialect.vector_param(qvec), 10), 40, exact)
         assert {int(r[0]) for r in rows} == with_vec
     words = run(lib.retrieve("teapot glazed", {"mode": "lexical", "k": 10, "cap_key": None}))
     assert {c for s in words.results for c in s.chunk_ids} & pending

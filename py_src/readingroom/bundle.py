@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .store import sqlite_sql as sql
+from .store import sqlite_copy_sql as copy_sql, sqlite_sql as sql
 from .errors import ModelMismatch
 from .store.index import Index
 
@@ -45,7 +45,7 @@ def merge(index: Index, schema: str, version: str) -> Merged:
     if not schema.isidentifier():
         raise ValueError("schema must be a plain SQL name")
     q = index.store.query
-    theirs = dict(q(sql.BUNDLE_META.format(schema=schema)))
+    theirs = dict(q(copy_sql.BUNDLE_META.format(schema=schema)))
     want = index.provenance.as_meta()
     diffs = [f"{k}: bundle has {theirs.get(k)!r}, app uses {want[k]!r}"
              for k in ("model_id", "dim", "chunker_version", "schema_version") if theirs.get(k) != want[k]]
@@ -56,15 +56,15 @@ def merge(index: Index, schema: str, version: str) -> Merged:
         raise ModelMismatch(f"this library was built differently ({index.mismatch}); re-index it, "
                             "then the bundled set can be merged")
     with index.transaction():
-        old = [int(r[0]) for r in q(sql.BUNDLED_DOC_IDS, (BUNDLE_SOURCE,))]
+        old = [int(r[0]) for r in q(copy_sql.BUNDLED_DOC_IDS, (BUNDLE_SOURCE,))]
         for doc_id in old:
             index.delete_rows(doc_id)
-        skipped = [r[0] for r in q(sql.BUNDLE_NAME_CLASHES.format(schema=schema))]
-        doc_off, chunk_off = (int(v) for v in q(sql.MAX_IDS)[0])
+        skipped = [r[0] for r in q(copy_sql.BUNDLE_NAME_CLASHES.format(schema=schema))]
+        doc_off, chunk_off = (int(v) for v in q(copy_sql.MAX_IDS)[0])
         params = (doc_off, chunk_off, BUNDLE_SOURCE)
-        for statement in (sql.BUNDLE_COPY_DOCUMENTS, sql.BUNDLE_COPY_TAGS, sql.BUNDLE_COPY_CHUNKS,
-                          sql.BUNDLE_COPY_VECTORS, sql.BUNDLE_MARK_PENDING):
+        for statement in (copy_sql.BUNDLE_COPY_DOCUMENTS, copy_sql.BUNDLE_COPY_TAGS, copy_sql.BUNDLE_COPY_CHUNKS,
+                          copy_sql.BUNDLE_COPY_VECTORS, copy_sql.BUNDLE_MARK_PENDING):
             q(statement.format(schema=schema), params)
-        docs, chunks = (int(v) for v in q(sql.BUNDLED_COUNTS, (BUNDLE_SOURCE,))[0])
+        docs, chunks = (int(v) for v in q(copy_sql.BUNDLED_COUNTS, (BUNDLE_SOURCE,))[0])
         q(sql.SET_META, (BUNDLE_VERSION_KEY, version))
     return Merged(version=version, documents=docs, chunks=chunks, replaced=len(old), skipped=skipped)

@@ -7,13 +7,13 @@ import os
 import time
 from typing import Callable, Sequence
 
-from . import bundle as _bundle, model_files, reasons, retrieve as _retrieve
+from . import bundle as _bundle, model_files, reasons, related as _related, retrieve as _retrieve
 from .ask import Answer, ask as _ask, check_answer as _check_answer
 from .bundle import Merged
 from ._compat import make_embedder, open_store
 from .chunking import ChunkSettings
 from .errors import ReadingRoomError
-from .store import sqlite_sql as sql
+from .store import sqlite_copy_sql as copy_sql
 from .store.index import Index, Provenance, StoredDocument
 from . import pending as _pending
 from .ingest import NewDocument, Outcome, Pass, add_words, embed_pending as _embed_pending, with_pending
@@ -155,7 +155,7 @@ class Library:
         return _retrieve.get_context(await self.retrieve(query, options))
 
     def similar(self, chunk_id: int, k: int = 8) -> reasons.Hits:
-        return _retrieve.similar(self.index, chunk_id, k)
+        return _related.similar(self.index, chunk_id, k)
 
     async def reindex(self, progress: Callable[[dict], None] = lambda e: None,
                       cancelled: Callable[[], bool] = lambda: False) -> Reindexed:
@@ -168,7 +168,7 @@ class Library:
 
     def neighbours(self, chunk_id: int, before: int = 1, after: int = 1) -> reasons.Hits:
         """A chunk with the chunks around it in its document, in order: its context."""
-        return _retrieve.neighbours(self.index, chunk_id, before, after)
+        return _related.neighbours(self.index, chunk_id, before, after)
 
     def warm(self) -> int:
         """Load what the first query would otherwise load (the vector matrix, the chunk
@@ -202,11 +202,11 @@ class Library:
     def merge_bundle_file(self, path: str | os.PathLike, version: str) -> Merged:
         """Natively: attach an index file and merge it as the bundled set."""
         store = self.index.store
-        store.query(sql.ATTACH.format(schema="bundle"), (str(path),))
+        store.query(copy_sql.ATTACH.format(schema="bundle"), (str(path),))
         try:
             return self.merge_bundle("bundle", version)
         finally:
-            store.query(sql.DETACH.format(schema="bundle"))
+            store.query(copy_sql.DETACH.format(schema="bundle"))
 
     def clear_unfinished(self) -> None:
         """The user has seen which documents did not finish; stop reporting them."""

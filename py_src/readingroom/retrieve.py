@@ -19,7 +19,7 @@ from .errors import Cancelled, DatabaseUnavailable, EmbedderError, StorageError
 from .fts import terms
 from .store.index import Index
 from .options import MAX_QUERY_CHARS, Options
-from .records import Filters, Hit, Span
+from .records import Hit, Span
 from .seams import Embedder
 
 SNIPPET_CHARS = 360
@@ -285,33 +285,4 @@ def get_context(result: RetrievalResult) -> str:
     return pack.context_text(result.packed)
 
 
-def similar(index: Index, chunk_id: int, k: int = 8) -> reasons.Hits:
-    """Chunks nearest to a stored chunk, excluding the chunk itself; in an empty library,
-    none, with reason ``no_documents``."""
-    if index.is_empty():
-        return reasons.Hits(reason=reasons.NO_DOCUMENTS)
-    vec = index.vector(chunk_id)
-    if vec is None or k < 1:  # k < 1 asks for nothing (and vec0 refuses a k below 1)
-        return reasons.Hits()
-    near = [(c, s) for c, s in search.vector_candidates(index.store, vec, k + 1, Filters(),
-                                                                index.vector_matrix())
-            if c != chunk_id][:k]
-    bases = search.hits_for(index.store, [c for c, _ in near])
-    return reasons.Hits(replace(bases[c], vector_rank=i, vector_sim=s, score=s)
-                        for i, (c, s) in enumerate(near, start=1) if c in bases)
-
-
-def neighbours(index: Index, chunk_id: int, before: int = 1, after: int = 1) -> reasons.Hits:
-    """The chunk and up to ``before``/``after`` chunks on each side of it, in document order."""
-    if index.is_empty():
-        return reasons.Hits(reason=reasons.NO_DOCUMENTS)
-    if not index.sql.is_rowid(chunk_id):
-        return reasons.Hits()
-    span = (min(max(0, n), index.sql.ROWID_MAX // 2) for n in (before, after))  # idx -/+ span stays bindable
-    rows = index.store.query(index.sql.NEIGHBOUR_IDS, (chunk_id, *span))
-    ids = [int(r[0]) for r in rows]
-    bases = search.hits_for(index.store, ids)
-    return reasons.Hits(bases[c] for c in ids if c in bases)
-
-
-__all__ = ["RetrievalResult", "DocumentCandidate", "retrieve", "get_context", "similar"]
+__all__ = ["RetrievalResult", "DocumentCandidate", "retrieve", "get_context"]

@@ -24,7 +24,7 @@ class Store(Protocol):
     index file), or Postgres with pgvector (``store/postgres.py``, a shared library).
 
     A store may carry ``dialect``: the module of its engine's schema and statements
-    (``store/pg_sql.py``); a store without one is SQLite (``store/sqlite_dialect.py``, the
+    (``store/pg_dialect.py``); a store without one is SQLite (``store/sqlite_dialect.py``, the
     statements of ``store/sqlite_sql.py``). ``store.dialect`` picks it, once, for ``Index`` and ``search``.
     """
 

@@ -72,7 +72,7 @@ def llama_server():
     """llama-server on 127.0.0.1 with the app's GGUF; requires the API key SERVER_KEY."""
     import build
     import llama_build
-    from readingroom.bench.generation import LlamaServer
+    from readingroom.bench.llama_server import LlamaServer
 
     ARTIFACTS.mkdir(exist_ok=True)
     try:

@@ -23,7 +23,7 @@ import numpy as np
 from ..aio import run
 from ..library import Library
 from ..model_files import DIM, MAX_TOKENS, MODEL_ID
-from ..store import pg_sql
+from ..store import pg_dialect, pg_sql
 from .corpus import read_chunks
 from .quality import EVAL_OPTIONS, build_index, run_library
 from .stats import load_average, summary
@@ -43,7 +43,7 @@ def bulk_load(url: str, source: Path, n_chunks: int, seed: int = 7) -> dict:
     rows = read_chunks(source)
     docs = list(dict.fromkeys((r["doc"], r["doc_type"]) for r in rows))
     doc_no = {name: i for i, (name, _) in enumerate(docs)}
-    tsv = [pg_sql.tsvector(r["text"], " > ".join(json.loads(r["heading_path"]))) for r in rows]
+    tsv = [pg_dialect.tsvector(r["text"], " > ".join(json.loads(r["heading_path"]))) for r in rows]
     base = np.stack([np.frombuffer(r["vector"], dtype=np.float32) for r in rows])
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
@@ -69,7 +69,7 @@ def bulk_load(url: str, source: Path, n_chunks: int, seed: int = 7) -> dict:
                         r = rows[i]
                         cp.write_row((written + i + 1, copy * len(docs) + doc_no[r["doc"]] + 1, r["idx"], r["page"],
                                       r["start"], r["end"], r["heading_path"], " > ".join(json.loads(r["heading_path"])),
-                                      r["tokens"], r["text"], r["text_hash"], *tsv[i], pg_sql.vector_param(vecs[i])))
+                                      r["tokens"], r["text"], r["text_hash"], *tsv[i], pg_dialect.vector_param(vecs[i])))
             written += take
             copy += 1
         loaded = time.perf_counter() - t0
@@ -98,9 +98,9 @@ class _Dim:
 def recall(lib: Library, qvecs: np.ndarray, ef_values=(40, 100, 200)) -> dict:
     store = lib.index.store
     out = {}
-    exact = [{r[0] for r in store.knn(pg_sql.KNN, (pg_sql.vector_param(q), 10), 100, True)} for q in qvecs]
+    exact = [{r[0] for r in store.knn(pg_sql.KNN, (pg_dialect.vector_param(q), 10), 100, True)} for q in qvecs]
     for ef in ef_values:
-        got = [{r[0] for r in store.knn(pg_sql.KNN, (pg_sql.vector_param(q), 10), ef, False)} for q in qvecs]
+        got = [{r[0] for r in store.knn(pg_sql.KNN, (pg_dialect.vector_param(q), 10), ef, False)} for q in qvecs]
         out[str(ef)] = round(float(np.mean([len(a & b) / 10 for a, b in zip(got, exact)])), 4)
     return out
 

@@ -2,7 +2,7 @@
 
 A location is either an SQLite index (a file path, ``:memory:``, or the page's own
 database) or a Postgres URL (``postgresql://…``). Each store carries its ``dialect``: the
-module holding that engine's schema and statements (``sqlite_dialect``, ``pg_sql``), which
+module holding that engine's schema and statements (``sqlite_dialect``, ``pg_dialect``), which
 ``Index`` and ``search`` use, so nothing above the seam names an engine.
 """
 

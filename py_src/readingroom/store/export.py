@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import sqlite_sql as sql
+from . import sqlite_copy_sql as copy_sql, sqlite_sql as sql
 from ..errors import StorageError
 from . import pg_sql
 
@@ -43,7 +43,7 @@ def to_sqlite(index, out: Path) -> dict:
                     if k != "unfinished":
                         dst.query(sql.SET_META, (k, v))
                 for row in conn.execute(pg_sql.EXPORT_DOCS):
-                    dst.query(sql.COPY_DOC, row)
+                    dst.query(copy_sql.COPY_DOC, row)
                     counts["documents"] += 1
                 for row in conn.execute(pg_sql.EXPORT_TAGS):
                     dst.query(sql.INSERT_TAG, row)
@@ -52,7 +52,7 @@ def to_sqlite(index, out: Path) -> dict:
                     while rows := cur.fetchmany(BATCH):
                         for row in rows:
                             embedded = bool(row[11]) and row[12] is not None
-                            dst.query(sql.COPY_CHUNK, (*row[:11], int(embedded)))
+                            dst.query(copy_sql.COPY_CHUNK, (*row[:11], int(embedded)))
                             if embedded:  # a pending chunk stays pending in the copy
                                 dst.query(sql.INSERT_VECTOR, (row[0], _vector(row[12])))
                         counts["chunks"] += len(rows)

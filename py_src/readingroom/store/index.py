@@ -60,7 +60,7 @@ class Index(KeptLegs):
 
     def __init__(self, store: Store, provenance: Provenance):
         self.store = store
-        self.sql = dialect(store)  # the engine's statements (sqlite_dialect.py, pg_sql.py)
+        self.sql = dialect(store)  # the engine's statements (sqlite_dialect.py, pg_dialect.py)
         self.provenance = provenance
         self._writes = 0  # commits made through this Index; the vector matrix follows them
         self._start_legs()

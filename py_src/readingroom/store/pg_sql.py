@@ -8,17 +8,11 @@ no trigger is needed; the ``tsvector`` is made in Python with FTS5's tokens and 
 (``syntax.tsvector_literal``) so both stores match the same chunks. Parameters are
 psycopg's ``%s``; ``{where}`` fragments come from ``filters.where`` (fixed text only). The
 statements that are the same SQL on both stores are not repeated here: they are sql.py's, with
-psycopg's placeholders (``_same``).
+psycopg's placeholders (``_same``). What is not one statement is ``pg_dialect.py``'s.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-import numpy as np
-
-from .. import syntax
 from . import sqlite_sql as _sqlite
 from .sqlite_sql import ROWID_MAX, ROWID_MIN, SCHEMA_VERSION, is_rowid  # noqa: F401 - the same ids
 
@@ -277,79 +271,4 @@ FROM chunks ORDER BY id
 """
 SIZE = "SELECT pg_database_size(current_database())"
 
-
-def meta_params(key: str, value: Any) -> list[Any]:
-    return [str(key), json.dumps(value)]
-
-
-META_EQUALS = "d.meta -> %s = %s::jsonb"
-
-
-def vector_param(vec: np.ndarray) -> str:
-    """A vector as pgvector's text form (exact: each float32 printed to round-trip)."""
-    return "[" + ",".join(map(repr, np.asarray(vec, dtype=np.float32).tolist())) + "]"
-
-
-def vector_value(value) -> np.ndarray:
-    return np.asarray(value, dtype=np.float32)
-
-
-def tsvector(text: str, heading: str) -> tuple[str, int, int]:
-    """The chunk's words as the ``tsv`` column (text, then heading past a gap, so that a
-    phrase never spans the two, as in FTS5's separate columns), and the tokens of each."""
-    body, last = syntax.tsvector_literal(text, TEXT_WEIGHT)
-    head, end = syntax.tsvector_literal(heading, HEADING_WEIGHT, last + 1)
-    return (body + " " + head).strip(), last, max(0, end - last - 1)
-
-
-def insert_chunk(store, row: tuple, vec: np.ndarray) -> int:
-    """One chunk row (``sql.INSERT_CHUNK``'s parameters) with its words and vector."""
-    text, heading = row[8], row[6]
-    return store.query(INSERT_CHUNK, (*row, *tsvector(text, heading), vector_param(vec)))[0][0]
-
-
-def insert_pending_chunk(store, row: tuple) -> int:
-    """One chunk row with its words; its vector comes later (``embed_chunk``)."""
-    text, heading = row[8], row[6]
-    return store.query(INSERT_PENDING_CHUNK, (*row, *tsvector(text, heading)))[0][0]
-
-
-def embed_chunk(store, chunk_id: int, vec: np.ndarray) -> bool:
-    """A pending chunk's vector and flag; False when it is gone or embedded already."""
-    return bool(store.query(MARK_EMBEDDED, (vector_param(vec), chunk_id)))
-
-
-def migrate(store) -> None:
-    """Brings a library written by an earlier version up to this schema."""
-    if not store.query(HAS_EMBEDDED_FLAG):
-        store.execute_script(ADD_EMBEDDED_FLAG)
-
-
-def query_terms(text: str) -> list[str] | None:
-    """The stored term of each of a query's words (``syntax.lexeme``: the stems are ours here,
-    so words outside ASCII are ranked in memory too); None when a word is several tokens
-    (a phrase, which ``FTS`` answers)."""
-    from ..fts import terms
-
-    out = []
-    for word in terms(text):
-        toks = syntax.tokens(word)
-        if not toks:
-            continue
-        if len(toks) > 1:
-            return None
-        out.append(syntax.lexeme(toks[0]))
-    return out
-
-
-def build_lexicon(store):
-    """BM25's chunk lengths (bm25.py), whose postings are read term by term as queries use them
-    (``FTS_TERM_INSTANCES``); None past its memory bound."""
-    from ..bm25 import LexicalIndex
-
-    rows = store.query(LEXICON_LENGTHS)
-    if not LexicalIndex.fits(len(rows)):
-        return None
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    lengths = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-    return LexicalIndex(ids, lengths, len(rows), int(lengths.sum()))
+META_EQUALS = "d.meta -> %s = %s::jsonb"  # with ``pg_dialect.meta_params``

@@ -20,7 +20,7 @@ from .. import filters as filters_sql
 from .. import syntax
 from ..errors import BadInput, DatabaseUnavailable, ExtensionMissing, StorageError
 from ..records import Filters
-from . import pg_sql
+from . import pg_dialect, pg_sql
 
 MIN_SERVER = 160000  # Postgres 16
 MIN_PGVECTOR = (0, 8)  # iterative index scans
@@ -46,7 +46,7 @@ def where_he_is(url: str) -> str:
 
 class PostgresStore:
     kind = "postgres"
-    dialect = pg_sql
+    dialect = pg_dialect
 
     def __init__(self, url: str, *, max_size: int = 8, timeout: float = 5.0):
         import psycopg
@@ -193,9 +193,9 @@ def vector_candidates(store: PostgresStore, qvec: np.ndarray, n: int, f: Filters
     """``(chunk_id, cosine similarity)``, best first, at most ``n``: HNSW with iterative
     scans (a filtered search still returns ``n`` when they exist), exhaustive below
     ``EXACT_BELOW`` chunks or when the index comes back short."""
-    vec = pg_sql.vector_param(qvec)
+    vec = pg_dialect.vector_param(qvec)
     if f.active:
-        where, params = filters_sql.where(f, pg_sql)
+        where, params = filters_sql.where(f, pg_dialect)
         within = int(store.query(pg_sql.COUNT_ALLOWED.format(where=where), params)[0][0])
         statement, args = pg_sql.KNN_WITHIN.format(where=where), (vec, *params, n)
     else:
@@ -216,6 +216,6 @@ def lexical_candidates(store: PostgresStore, parsed: syntax.Parsed, n: int,
     q = syntax.tsquery_literal(parsed)
     if q is None:
         return []
-    where, params = filters_sql.where(f, pg_sql) if f.active else (pg_sql.TRUE, [])
+    where, params = filters_sql.where(f, pg_dialect) if f.active else (pg_sql.TRUE, [])
     rows = store.query(pg_sql.FTS.format(where=where), (q, *params, n))
     return [(int(r), float(s)) for r, s in rows]
