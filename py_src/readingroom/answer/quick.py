@@ -73,31 +73,41 @@ def score(question: str, cands: Sequence[Candidate], query_vec: np.ndarray | Non
     return Scored(q, list(cands), x, m.logits(x), cos)
 
 
-def order(s: Scored, condition_reach: float | None = None) -> list[int]:
+def _lead(s: Scored, idx: list[int], reach: float, leads) -> list[int] | None:
+    """``idx`` with the first candidate within ``reach`` logits of the best for which
+    ``leads(i)`` holds put first; None when there is none."""
+    top = s.logits[idx[0]]
+    for i in idx:
+        if top - s.logits[i] > reach:
+            break
+        if leads(i):
+            return [i] + [j for j in idx if j != i]
+    return None
+
+
+def order(s: Scored) -> list[int]:
     """Candidates best first. A question about a condition ("What happens if...") is led by the
     sentence near the best whose own condition clause states it (``conditions``); failing
     that, a yes/no question by a deciding sentence near the best."""
     idx = sorted(range(len(s.cands)), key=lambda i: -s.logits[i])
     if not idx:
         return idx
-    top = s.logits[idx[0]]
-    reach = CONDITION_REACH if condition_reach is None else condition_reach
     condition = asked_condition(s.question.text)
     if condition:
-        shares = [condition_share(condition, s.cands[i].text) for i in idx]
-        for k, i in enumerate(idx):
-            if top - s.logits[i] > reach:
-                break
-            if shares[k] >= CONDITION_SHARE and shares[k] > shares[0]:
-                return [i] + [j for j in idx if j != i]
-    if s.question.kind != "yesno":
-        return idx
-    decides, share = F.NAMES.index("decides"), F.NAMES.index("share")
-    for i in idx:
-        if top - s.logits[i] > YESNO_REACH:
-            break
-        if s.features[i, decides] and s.features[i, share] >= YESNO_TERMS:
-            return [i] + [j for j in idx if j != i]
+        best = condition_share(condition, s.cands[idx[0]].text)
+
+        def states(i: int) -> bool:  # holds the condition, and more of it than the best sentence
+            got = condition_share(condition, s.cands[i].text)
+            return got >= CONDITION_SHARE and got > best
+
+        led = _lead(s, idx, CONDITION_REACH, states)
+        if led:
+            return led
+    if s.question.kind == "yesno":
+        decides, share = F.NAMES.index("decides"), F.NAMES.index("share")
+        led = _lead(s, idx, YESNO_REACH, lambda i: bool(s.features[i, decides]) and s.features[i, share] >= YESNO_TERMS)
+        if led:
+            return led
     return idx
 
 
@@ -111,15 +121,14 @@ def _quote(c: Candidate, first: bool, continue_below: int) -> tuple[str, int]:
     return c.text, c.end
 
 
-def select(s: Scored, limit: int = MAX_QUICK, continue_below: int | None = None,
-           condition_reach: float | None = None) -> list[Quick]:
+def select(s: Scored, limit: int = MAX_QUICK, continue_below: int | None = None) -> list[Quick]:
     """The best sentence, and up to ``limit - 1`` more with at least ``KEEP_SHARE`` of its
     probability that do not repeat a chosen one; best first."""
     below = CONTINUE_BELOW if continue_below is None else continue_below
     if not s.cands:
         return []
     p = probabilities(s.logits)
-    ranked = order(s, condition_reach)
+    ranked = order(s)
     best = p[ranked[0]]
     chosen: list[Quick] = []
     for i in ranked:

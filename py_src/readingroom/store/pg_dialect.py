@@ -16,9 +16,11 @@ from .pg_sql import (ADD_EMBEDDED_FLAG, HAS_EMBEDDED_FLAG, HEADING_WEIGHT, INSER
                      LEXICON_LENGTHS, MARK_EMBEDDED, TEXT_WEIGHT)
 
 
+META_EQUALS = "d.meta -> %s = %s::jsonb"
+
+
 def meta_params(key: str, value: Any) -> list[Any]:
     return [str(key), json.dumps(value)]
-
 
 
 def vector_param(vec: np.ndarray) -> str:

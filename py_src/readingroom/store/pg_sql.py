@@ -270,5 +270,3 @@ SELECT id, doc_id, idx, page, start_char, end_char, heading_path::text, heading,
 FROM chunks ORDER BY id
 """
 SIZE = "SELECT pg_database_size(current_database())"
-
-META_EQUALS = "d.meta -> %s = %s::jsonb"  # with ``pg_dialect.meta_params``
