@@ -132,7 +132,7 @@ def test_follows_writes_and_terms_too_large_go_to_fts5():
     assert second is not first and len(second) == 1
     assert [c for c, _ in search.lexical_candidates(idx.store, "beta", 5, Filters(), second)] == [2]
     tiny = bm25.LexicalIndex(second.ids, np.ones(1), 1, 1, max_bytes=16)
-    assert tiny.top(["beta"], 5, lambda term: "4") is None  # one posting is more than 16 bytes beside the chunk arrays
+    assert tiny.top(["beta"], 5, lambda term: bm25.instance_postings("4")) is None  # one posting is more than 16 bytes beside the chunk arrays
     assert search.lexical_candidates(idx.store, "beta", 5, Filters(), tiny) == \
         search.lexical_candidates(idx.store, "beta", 5, Filters())
     idx.store.close()
@@ -142,7 +142,7 @@ def test_least_recently_used_terms_make_room_and_unknown_words_are_never_kept():
     lex = bm25.LexicalIndex(np.arange(1, 11), np.full(10, 5), 10, 50, max_bytes=10 * 16 + 12 * 12)
     stored = {"a": " ".join(str(2 * i) for i in range(1, 11)), "b": "2 4", "c": "6 8"}
     reads = []
-    fetch = lambda term: reads.append(term) or stored.get(term)  # noqa: E731
+    fetch = lambda term: reads.append(term) or bm25.instance_postings(stored.get(term))  # noqa: E731
     assert [c for c, _ in lex.top(["a", "b"], 3, fetch)] == [1, 2, 3]  # 12 postings: both kept
     lex.top(["a"], 3, fetch)  # "a" is now the most recently used
     lex.top(["c"], 3, fetch)  # 14 postings do not fit in 12: "b" goes

@@ -223,3 +223,27 @@ def test_words_first_on_postgres_a_half_embedded_document_is_searched_by_words_a
     assert lib.status()["pending"] is None and lib.index.integrity() == "ok"
     assert q("SELECT count(*) FROM chunks WHERE embedding IS NULL")[0][0] == 0
     lib.close()
+
+
+def test_a_library_from_before_term_counts_gets_them_and_ranks_as_before(postgres, embedder):
+    """BM25 reads a term's counts from ``term_counts`` (Postgres computes it from the tsvector);
+    a library written before that column is brought up to date when it is opened, and a word
+    in a heading and repeated in the text is weighted as FTS5 weights it."""
+    url = postgres.new_database()
+    lib = Library.open(url, embedder=embedder)
+    run(lib.add(DOCS[:6] + [NewDocument("kettle.md", text="# Kettle kettle\n\nThe kettle, the kettle, the kettle.")]))
+    kettle = pg_dialect.term_postings(lib.index.store, "kettl")
+    counts = dict(zip(kettle[0].tolist(), kettle[1].tolist()))
+    unnested = lib.index.store.query(
+        "SELECT c.id, cardinality(array_positions(u.weights, 'A')) + 0.5 * cardinality(array_positions(u.weights, 'B'))"
+        " FROM chunks c, unnest(c.tsv) u WHERE u.lexeme = 'kettl'")
+    assert counts == {i: float(f) for i, f in unnested} and len(counts) == 7
+    assert sorted(counts.values())[-1] > 5  # kettle.md: in its text five times, in its heading twice
+    before = [(h.doc_name, round(h.score, 9)) for h in run(lib.retrieve("kettle", {"mode": "lexical"})).results]
+    lib.index.store.execute_script("ALTER TABLE chunks DROP COLUMN term_counts")
+    lib.close()
+    again = Library.open(url, embedder=embedder)
+    assert again.index.store.query(pg_sql.HAS_TERM_COUNTS)
+    after = [(h.doc_name, round(h.score, 9)) for h in run(again.retrieve("kettle", {"mode": "lexical"})).results]
+    assert after == before and before[0][0] == "kettle.md"
+    again.close()

@@ -8,10 +8,12 @@ arrays (chunk positions and the term's precomputed weight in each chunk); a quer
 
 Same answer as FTS5, to the last bit:
 
-- The postings come from FTS5's index itself (the ``fts5vocab`` instance table, one term
-  at a time, the first time a query uses it, or while the library opens for its commonest
-  terms: see ``common_terms``), and the chunk lengths and the row count from
-  its ``docsize`` and averages records, so the documents are tokenised by FTS5, not here.
+- The postings come from the engine's own index, one term at a time, the first time a query
+  uses it (or while the library opens, for its commonest terms: see ``common_terms``), as
+  each dialect's ``term_postings`` gives them: chunk ids and the term's ``f`` in each. On
+  SQLite they are FTS5's (the ``fts5vocab`` instance table, ``instance_postings``), and the
+  chunk lengths and the row count come from its ``docsize`` and averages records, so the
+  documents are tokenised by FTS5, not here.
   Query words are stemmed by ``porter.py`` (checked against FTS5 in the tests); a query
   with a word that is not one plain ASCII token goes to FTS5 (``query_terms`` says None).
 - The formula is FTS5's, evaluated in the same order in float64: per phrase,
@@ -85,6 +87,25 @@ def varints(buf: bytes) -> np.ndarray:
     return np.add.reduceat((b & 0x7F) << shift, starts)
 
 
+Postings = tuple[np.ndarray, np.ndarray]  # chunk ids (int64), the term's f in each (float64)
+
+
+def postings(ids: np.ndarray, f: np.ndarray) -> Postings:
+    return np.asarray(ids, dtype=np.int64), np.asarray(f, dtype=np.float64)
+
+
+def instance_postings(instances: str | None) -> Postings:
+    """A term's postings from FTS5's instances in index order, given as text: one
+    ``chunk_id * 2 + column`` per occurrence (0 text, 1 heading)."""
+    v = np.fromstring(instances or "", dtype=np.int64, sep=" ")
+    if len(v) == 0:
+        return postings([], [])
+    doc, column = v >> 1, v & 1
+    first = np.flatnonzero(np.concatenate(([True], doc[1:] != doc[:-1])))
+    f = np.add.reduceat(np.where(column == 1, BM25_WEIGHTS[1], BM25_WEIGHTS[0]), first)
+    return doc[first], f
+
+
 class LexicalIndex:
     """Chunk lengths for a whole library and the postings of the terms queries have used."""
 
@@ -126,22 +147,17 @@ class LexicalIndex:
         """Memory held: the chunk arrays and the postings kept."""
         return self.ids.nbytes + self.norm.nbytes + self._bytes
 
-    def _load(self, term: str, instances: str | None) -> tuple[np.ndarray, np.ndarray] | None:
-        """A term's postings from its FTS5 instances in index order, given as text: one
-        ``chunk_id * 2 + column`` per occurrence (0 text, 1 heading). Kept for later queries
-        unless empty (a word the library lacks costs one index seek each time, and is never
-        kept: a stream of made-up words must not grow memory). None when the term alone is
-        larger than the bound (the query then goes to FTS5)."""
-        v = np.fromstring(instances or "", dtype=np.int64, sep=" ")
-        if len(v) == 0:
+    def _load(self, term: str, found: Postings) -> tuple[np.ndarray, np.ndarray] | None:
+        """A term's postings as ``term_postings`` read them, kept for later queries unless
+        empty (a word the library lacks costs one index seek each time, and is never kept: a
+        stream of made-up words must not grow memory). None when the term alone is larger
+        than the bound (the query then goes to the engine)."""
+        docs, f = found
+        if len(docs) == 0:
             return np.zeros(0, np.int32), np.zeros(0, np.float64)
-        doc, column = v >> 1, v & 1
-        first = np.flatnonzero(np.concatenate(([True], doc[1:] != doc[:-1])))
-        f = np.add.reduceat(np.where(column == 1, BM25_WEIGHTS[1], BM25_WEIGHTS[0]), first)
-        docs = doc[first]
         pos = np.searchsorted(self.ids, docs)
         if np.any(pos >= len(self.ids)) or np.any(self.ids[np.minimum(pos, len(self.ids) - 1)] != docs):
-            raise ValueError(f"FTS5 lists chunks for {term!r} that its docsize table does not")
+            raise ValueError(f"the index lists chunks for {term!r} whose lengths are not kept")
         pos = pos.astype(np.int32)
         weight = (f * (K1 + 1.0)) / (f + self.norm[pos])
         size = len(pos) * _POSTING_BYTES
@@ -182,29 +198,29 @@ class LexicalIndex:
                 out.append(term)
         return out
 
-    def preload(self, term: str, instances: str | None) -> None:
+    def preload(self, term: str, found: Postings) -> None:
         """Keep a term's postings before any query asks for it (see ``common_terms``)."""
         if term not in self._postings:
-            self._load(term, instances)
+            self._load(term, found)
 
-    def top(self, query: list[str], n: int, instances: Callable[[str], str | None],
+    def top(self, query: list[str], n: int, read: Callable[[str], Postings],
             allowed: np.ndarray | None = None) -> list[tuple[int, float]] | None:
         """``(chunk_id, score)`` for the chunks matching any term, best first, at most ``n``;
-        the score is minus FTS5's ``bm25()``. ``instances(term)`` reads a term FTS5 has not
-        given us yet (see ``_load``). None when a term is too large to hold."""
+        the score is minus FTS5's ``bm25()``. ``read(term)`` reads the postings of a term not
+        kept yet (see ``_load``). None when a term is too large to hold."""
         if n <= 0 or not query or not len(self.ids):
             return []
         with self._lock:
-            return self._top(query, n, instances, allowed)
+            return self._top(query, n, read, allowed)
 
-    def _top(self, query, n, instances, allowed):
+    def _top(self, query, n, read, allowed):
         scores = np.zeros(len(self.ids), dtype=np.float64)
         for term in query:
             kept = self._postings.pop(term, None)
             if kept is not None:
                 self._postings[term] = kept  # most recently used goes last
             else:
-                kept = self._load(term, instances(term))
+                kept = self._load(term, read(term))
                 if kept is None:
                     return None
             pos, weight = kept

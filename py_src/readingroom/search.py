@@ -121,9 +121,9 @@ def _lexical_in_memory(store: Store, lexicon: LexicalIndex, text: str, n: int,
     words = dialect(store).query_terms(text)
     if words is None:
         return None
-    instances = dialect(store).FTS_TERM_INSTANCES
+    read = dialect(store).term_postings
     try:
-        return lexicon.top(words, n, lambda word: store.query(instances, (word,))[0][0], _allowed_ids(store, f))
+        return lexicon.top(words, n, lambda word: read(store, word), _allowed_ids(store, f))
     except ValueError:
         # A term lists chunks the kept lengths do not know: another connection added them
         # since (Postgres, many writers). The engine answers this query; the next one rebuilds.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -33,7 +34,9 @@ class LlamaServer:
         # Port 0: the server binds a free port itself and logs it, so no other process can take
         # the port between our choosing it and the server binding it.
         self.binary = Path(binary)
-        self.log = log or Path(tempfile.mkdtemp(prefix="llama-server-")) / "server.log"
+        # Our own log lives in a folder of its own, removed by close(); a caller's log is kept.
+        self._own_dir = None if log else Path(tempfile.mkdtemp(prefix="llama-server-"))
+        self.log = log or self._own_dir / "server.log"
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(
                 [str(self.binary), "-m", str(model), "--host", "127.0.0.1", "--port", "0",
@@ -45,6 +48,7 @@ class LlamaServer:
             rc = self.proc.poll()
             if rc is not None:
                 tail = self.log.read_text("utf-8", "replace")[-2000:]
+                self.close()
                 raise RuntimeError(death_line(self.binary, rc) or f"{self.binary} exited with {rc}: {tail}")
             if self.port is None:
                 found = _LISTENING.search(self.log.read_text("utf-8", "replace"))
@@ -59,9 +63,9 @@ class LlamaServer:
                 except OSError:
                     pass
             if time.monotonic() > deadline:
+                tail = self.log.read_text("utf-8", "replace")[-2000:]
                 self.close()
-                raise RuntimeError(f"{self.binary} did not become healthy in {timeout:.0f} s: "
-                                   f"{self.log.read_text('utf-8', 'replace')[-2000:]}")
+                raise RuntimeError(f"{self.binary} did not become healthy in {timeout:.0f} s: {tail}")
             time.sleep(0.3)
 
     def complete(self, messages: list[dict], max_tokens: int = 160) -> dict:
@@ -86,3 +90,5 @@ class LlamaServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if self._own_dir is not None:
+            shutil.rmtree(self._own_dir, ignore_errors=True)

@@ -78,7 +78,7 @@ class Index(KeptLegs):
 
     def _open(self) -> dict[str, str]:
         meta = dict(self.store.query(self.sql.GET_META)) if self._has_schema() else {}
-        if meta and not self.store.query(self.sql.HAS_EMBEDDED_FLAG):
+        if meta and self.sql.outdated(self.store):
             with self.transaction():
                 self.sql.migrate(self.store)
         if not meta:

@@ -151,9 +151,9 @@ class KeptLegs:
                 if self._key() != key:
                     return  # the library changed: what would be read now is another's
                 t2 = time.perf_counter()
-                instances = self.store.query(self.sql.FTS_TERM_INSTANCES, (term,))[0][0]
+                found = self.sql.term_postings(self.store, term)
                 read += time.perf_counter() - t2
-                lexicon.preload(term, instances)
+                lexicon.preload(term, found)
                 yield "terms"
             self.load_ms["terms_read"] = round(read * 1000, 1)
             self.load_ms["terms"] = _ms_since(t1)

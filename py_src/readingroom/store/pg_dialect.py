@@ -12,8 +12,10 @@ import numpy as np
 
 from .. import syntax
 from .pg_sql import *  # noqa: F401,F403 - the statements are this dialect
-from .pg_sql import (ADD_EMBEDDED_FLAG, HAS_EMBEDDED_FLAG, HEADING_WEIGHT, INSERT_CHUNK, INSERT_PENDING_CHUNK,
-                     LEXICON_LENGTHS, MARK_EMBEDDED, TEXT_WEIGHT)
+from ..bm25 import postings
+from .pg_sql import (ADD_EMBEDDED_FLAG, ADD_TERM_COUNTS, FTS_TERM_POSTINGS, HAS_EMBEDDED_FLAG, HAS_TERM_COUNTS,
+                     HEADING_WEIGHT, INSERT_CHUNK, INSERT_PENDING_CHUNK, LEXICON_LENGTHS, MARK_EMBEDDED, TEXT_WEIGHT)
+from .sqlite_sql import BM25_WEIGHTS
 
 
 META_EQUALS = "d.meta -> %s = %s::jsonb"
@@ -57,10 +59,17 @@ def embed_chunk(store, chunk_id: int, vec: np.ndarray) -> bool:
     return bool(store.query(MARK_EMBEDDED, (vector_param(vec), chunk_id)))
 
 
+def outdated(store) -> bool:
+    """Whether a library was written by an earlier version (``migrate`` brings it up to date)."""
+    return not store.query(HAS_EMBEDDED_FLAG) or not store.query(HAS_TERM_COUNTS)
+
+
 def migrate(store) -> None:
     """Brings a library written by an earlier version up to this schema."""
     if not store.query(HAS_EMBEDDED_FLAG):
         store.execute_script(ADD_EMBEDDED_FLAG)
+    if not store.query(HAS_TERM_COUNTS):
+        store.execute_script(ADD_TERM_COUNTS)
 
 
 def query_terms(text: str) -> list[str] | None:
@@ -80,9 +89,16 @@ def query_terms(text: str) -> list[str] | None:
     return out
 
 
+def term_postings(store, term: str):
+    """One term's postings for BM25 (bm25.py): its chunks and its weighted count in each."""
+    ids, counts = store.query(FTS_TERM_POSTINGS, (term,))[0]
+    n = np.frombuffer(counts or b"", dtype=">i4").astype(np.int64)
+    return postings(np.frombuffer(ids or b"", dtype=">i8"), (n >> 10) * BM25_WEIGHTS[0] + (n & 1023) * BM25_WEIGHTS[1])
+
+
 def build_lexicon(store):
     """BM25's chunk lengths (bm25.py), whose postings are read term by term as queries use them
-    (``FTS_TERM_INSTANCES``); None past its memory bound."""
+    (``term_postings``); None past its memory bound."""
     from ..bm25 import LexicalIndex
 
     rows = store.query(LEXICON_LENGTHS)

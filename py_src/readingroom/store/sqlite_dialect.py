@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ..bm25 import query_terms  # noqa: F401 - the FTS5 terms of a query's words
+from ..bm25 import instance_postings, query_terms  # noqa: F401 - the FTS5 terms of a query's words
 from .sqlite_sql import *  # noqa: F401,F403 - the statements are this dialect
-from .sqlite_sql import (ADD_EMBEDDED_FLAG, HAS_EMBEDDED_FLAG, INSERT_CHUNK, INSERT_PENDING_CHUNK, INSERT_VECTOR,
-                   MARK_EMBEDDED)
+from .sqlite_sql import (ADD_EMBEDDED_FLAG, FTS_TERM_INSTANCES, HAS_EMBEDDED_FLAG, INSERT_CHUNK,
+                         INSERT_PENDING_CHUNK, INSERT_VECTOR, MARK_EMBEDDED)
 
 NAME = "sqlite"
 IN_MEMORY_VECTORS = IN_MEMORY_LEXICON = True  # the vector matrix and BM25 in Python (vectors.py, bm25.py)
@@ -60,10 +60,20 @@ def embed_chunk(store, chunk_id: int, vec: np.ndarray) -> bool:
     return True
 
 
+def outdated(store) -> bool:
+    """Whether a library was written by an earlier version (``migrate`` brings it up to date)."""
+    return not store.query(HAS_EMBEDDED_FLAG)
+
+
 def migrate(store) -> None:
     """Brings a library written by an earlier version up to this schema (inside a transaction)."""
     if not store.query(HAS_EMBEDDED_FLAG):
         store.execute_script(ADD_EMBEDDED_FLAG)
+
+
+def term_postings(store, term: str):
+    """One term's postings for BM25 (bm25.py), from FTS5's instance vocabulary."""
+    return instance_postings(store.query(FTS_TERM_INSTANCES, (term,))[0][0])
 
 
 def build_lexicon(store):
