@@ -19,6 +19,10 @@ from .sqlite_sql import BM25_WEIGHTS
 
 
 META_EQUALS = "d.meta -> %s = %s::jsonb"
+# BM25's memory on Postgres: a shared library is served by a long-lived process on a server, so
+# it may keep more postings than a tab (bm25.MAX_POSTINGS_BYTES, 128 MB): at 1M chunks the words
+# of 110 SciFact questions hold ~150 MB of postings, which a tab's bound would read again and again.
+LEXICON_BYTES = 512 * 1024 * 1024
 
 
 def meta_params(key: str, value: Any) -> list[Any]:
@@ -102,8 +106,8 @@ def build_lexicon(store):
     from ..bm25 import LexicalIndex
 
     rows = store.query(LEXICON_LENGTHS)
-    if not LexicalIndex.fits(len(rows)):
+    if not LexicalIndex.fits(len(rows), LEXICON_BYTES):
         return None
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     lengths = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-    return LexicalIndex(ids, lengths, len(rows), int(lengths.sum()))
+    return LexicalIndex(ids, lengths, len(rows), int(lengths.sum()), LEXICON_BYTES)
