@@ -139,3 +139,25 @@ def test_503_while_postgres_is_stopped_and_recovery_after(embedder, tokens):
         lib.close()
     finally:
         server.close()
+
+
+def test_a_starting_server_reads_the_commonest_words_first(postgres, embedder, tokens):
+    """While serve starts, a thread of its own reads the postings of the library's commonest
+    words (from the statistics ANALYZE keeps), so the first questions do not wait for them;
+    what is ranked does not change, and it stops when told."""
+    lib = Library.open(postgres.new_database(), embedder=embedder)
+    run(lib.add([NewDocument(f"tea{i}.md", text=f"# Tea {i}\n\nGreen tea number {i} is steamed; tea {i % 3} "
+                             "is oxidised.") for i in range(12)] + [NewDocument(d["name"], text=d["text"]) for d in DOCS]))
+    before = [(h.doc_name, round(h.score, 9)) for h in run(lib.retrieve("green tea fan", {"mode": "lexical"})).results]
+    lib.index.store.execute_script("ANALYZE")
+    assert lib.index.preload_common_words(stop=lambda: True) == 0
+    with TestClient(make_app(lib, tokens, Config())) as c:
+        for t in threading.enumerate():
+            if t.name == "preload-words":
+                t.join(60)
+        kept = set(lib.index.lexical_index()._postings)
+        assert {"tea", "green", "steam", "number"} <= kept  # in 12 or 13 of the 14 chunks
+        r = c.post("/v1/search", json={"query": "green tea fan", "options": {"mode": "lexical"}},
+                   headers=auth(tokens.reader))
+        assert [(x["doc_name"], round(x["score"], 9)) for x in r.json()["results"]] == before
+    lib.close()

@@ -200,8 +200,9 @@ class LexicalIndex:
 
     def preload(self, term: str, found: Postings) -> None:
         """Keep a term's postings before any query asks for it (see ``common_terms``)."""
-        if term not in self._postings:
-            self._load(term, found)
+        with self._lock:
+            if term not in self._postings:
+                self._load(term, found)
 
     def top(self, query: list[str], n: int, read: Callable[[str], Postings],
             allowed: np.ndarray | None = None) -> list[tuple[int, float]] | None:

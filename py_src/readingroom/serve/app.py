@@ -14,8 +14,10 @@ connection is not shared between transactions), so a slow call does not stop the
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -188,4 +190,23 @@ def make_app(library, tokens: TokenFile, config: Config = Config()) -> Starlette
         middleware.append(Middleware(CORSMiddleware, allow_origins=list(config.cors_origins),
                                      allow_methods=["GET", "POST", "DELETE"],
                                      allow_headers=["authorization", "content-type"]))
-    return Starlette(routes=routes, middleware=middleware)
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        # The commonest words' postings are read while the server starts (Postgres), beside
+        # the first requests, which never wait for it.
+        stopping = threading.Event()
+        warm = threading.Thread(target=_preload, args=(library, stopping), daemon=True, name="preload-words")
+        warm.start()
+        try:
+            yield
+        finally:
+            stopping.set()
+
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+
+
+def _preload(library, stopping: threading.Event) -> None:
+    try:
+        library.index.preload_common_words(stopping.is_set)
+    except (ReadingRoomError, ValueError):
+        pass  # the database went away, or changed under us: queries read the words they use

@@ -159,6 +159,31 @@ class KeptLegs:
             self.load_ms["terms"] = _ms_since(t1)
         self.load_ms["warm_up"] = _ms_since(t0)
 
+    def preload_common_words(self, stop: Callable[[], bool] = lambda: False) -> int:
+        """For a server (``readingroom serve`` on Postgres, in a thread of its own while it
+        starts): the postings of the library's commonest terms (``COMMON_TERMS``, chosen as
+        bm25.py's ``common_terms`` chooses them), so the first questions people ask do not
+        wait for them. Stops at ``stop()`` or when the library changes; the number read."""
+        common = getattr(self.sql, "COMMON_TERMS", None)
+        lexicon = self.lexical_index() if common else None
+        if lexicon is None:
+            return 0
+        key = self._key()
+        rows = self.store.query(common)
+        choose = lexicon.common_terms(lambda after: [] if after else rows)
+        try:
+            while True:
+                next(choose)
+        except StopIteration as done:
+            terms = done.value
+        read = 0
+        for term in terms:
+            if stop() or self._key() != key:
+                break
+            lexicon.preload(term, self.sql.term_postings(self.store, term))
+            read += 1
+        return read
+
     def _matrix_steps(self, key: tuple) -> Iterator[str]:
         """The vector matrix read a few of vec0's blocks at a time, then finished in steps;
         kept under ``key`` (the index as it was when the read began)."""

@@ -276,6 +276,17 @@ SELECT string_agg(int8send(c.id), ''::bytea),
 FROM (SELECT %s::text AS term) t JOIN chunks c ON c.tsv @@ quote_literal(t.term)::tsquery
 """
 
+# The commonest terms and about how many chunks hold each, from the statistics ANALYZE keeps
+# of the tsvector column (a sample; none before the first ANALYZE): a server reads their
+# postings while it starts (``KeptLegs.preload_common_words``).
+COMMON_TERMS = """
+SELECT e.term, round(e.freq * greatest(c.reltuples, 0))::bigint
+FROM pg_stats s
+CROSS JOIN LATERAL unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(term, freq)
+JOIN pg_class c ON c.oid = to_regclass('chunks')
+WHERE s.schemaname = current_schema() AND s.tablename = 'chunks' AND s.attname = 'tsv' AND e.term IS NOT NULL
+"""
+
 # -- a copy for the page (``readingroom export``: store/export.py), in one snapshot -------------
 SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 EXPORT_DOCS = """
