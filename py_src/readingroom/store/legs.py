@@ -164,7 +164,7 @@ class KeptLegs:
         starts): the postings of the library's commonest terms (``COMMON_TERMS``, chosen as
         bm25.py's ``common_terms`` chooses them), so the first questions people ask do not
         wait for them. Stops at ``stop()`` or when the library changes; the number read."""
-        common = getattr(self.sql, "COMMON_TERMS", None)
+        common = self.sql.COMMON_TERMS
         lexicon = self.lexical_index() if common else None
         if lexicon is None:
             return 0

@@ -283,6 +283,7 @@ FTS_TERMS_TABLE = """
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_terms USING fts5vocab(main, chunks_fts, row)
 """
 FTS_TERM_COUNTS = "SELECT term, doc FROM temp.chunks_fts_terms WHERE term > ?1 ORDER BY term LIMIT ?2"
+COMMON_TERMS = None  # a server's preload (Postgres's statistics); here the warm-up reads FTS_TERM_COUNTS
 FTS_COLUMNS = 2
 # Tokens per column of every chunk (docsize's sz: one varint per column), and the
 # averages record (row count, then total tokens per column): bm25()'s D, N and avgdl.
