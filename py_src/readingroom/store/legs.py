@@ -10,7 +10,7 @@ and ``sql``, knows a change by the index's ``_writes``, and keeps its own state,
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterator, TypeVar
+from typing import Callable, Generator, Iterator, TypeVar
 
 from .. import vectors
 from ..bm25 import LexicalIndex
@@ -32,6 +32,15 @@ SEARCH_MESSAGES = {
     WARMING: "Search is getting ready: the first answers may take a moment longer.",
     COLD: "Search loads its index on the next question.",
 }
+
+
+def _result(steps: Generator[object, None, T]) -> T:
+    """What a generator of steps returns, all its steps taken at once."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
 
 
 def _ms_since(t0: float) -> float:
@@ -146,15 +155,9 @@ class KeptLegs:
             terms = yield from lexicon.common_terms(
                 lambda after: self.store.query(self.sql.FTS_TERM_COUNTS, (after, COMMON_TERMS_PAGE)))
             self.load_ms["terms_found"] = _ms_since(t1)
-            read = 0.0
-            for term in terms:
-                if self._key() != key:
-                    return  # the library changed: what would be read now is another's
-                t2 = time.perf_counter()
-                found = self.sql.term_postings(self.store, term)
-                read += time.perf_counter() - t2
-                lexicon.preload(term, found)
-                yield "terms"
+            done, read = yield from self._read_terms(lexicon, terms, key)
+            if not done:
+                return  # the library changed: what would be read now is another's
             self.load_ms["terms_read"] = round(read * 1000, 1)
             self.load_ms["terms"] = _ms_since(t1)
         self.load_ms["warm_up"] = _ms_since(t0)
@@ -170,19 +173,23 @@ class KeptLegs:
             return 0
         key = self._key()
         rows = self.store.query(common)
-        choose = lexicon.common_terms(lambda after: [] if after else rows)
-        try:
-            while True:
-                next(choose)
-        except StopIteration as done:
-            terms = done.value
-        read = 0
+        terms = _result(lexicon.common_terms(lambda after: [] if after else rows))
+        return sum(1 for _ in self._read_terms(lexicon, terms, key, stop))
+
+    def _read_terms(self, lexicon: LexicalIndex, terms: list[str], key: tuple,
+                    stop: Callable[[], bool] = lambda: False) -> Generator[str, None, tuple[bool, float]]:
+        """Each term's postings read and kept in ``lexicon``, one step a term; returns whether
+        all were read (not when ``stop()``, or the library changed) and the seconds reading took."""
+        read = 0.0
         for term in terms:
             if stop() or self._key() != key:
-                break
-            lexicon.preload(term, self.sql.term_postings(self.store, term))
-            read += 1
-        return read
+                return False, read
+            t0 = time.perf_counter()
+            found = self.sql.term_postings(self.store, term)
+            read += time.perf_counter() - t0
+            lexicon.preload(term, found)
+            yield "terms"
+        return True, read
 
     def _matrix_steps(self, key: tuple) -> Iterator[str]:
         """The vector matrix read a few of vec0's blocks at a time, then finished in steps;
