@@ -46,6 +46,7 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, p
 
 from helpers import OtherModel, run
 from readingroom import Library, NewDocument
+from readingroom.ask import ASK_RETRIEVAL
 from readingroom.errors import EmbedderError, ReadingRoomError
 
 EXAMPLES = int(os.environ.get("READINGROOM_STATES_EXAMPLES", "0"))
@@ -636,7 +637,8 @@ class LibraryStates(RuleBasedStateMachine):
         if not " ".join(question.split()):
             assert a.reason == "empty_query" and not a.quick and a.message
             return
-        self.check_result(a.retrieval, a.standalone_query, options)
+        # ask searches with its own defaults (k 10, four per document) where options are silent
+        self.check_result(a.retrieval, a.standalone_query, {**ASK_RETRIEVAL, **options})
         if not self.chunk_ids():
             assert a.reason == NO_DOCUMENTS and a.message and not a.quick and not a.covered
         if not a.covered:

@@ -192,7 +192,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         check()
         ids = sorted(({c for c, _ in vec} | {c for c, _ in floored}) - bases.keys())
         bases.update(search.hits_for(index.store, ids, text=False))  # texts: below, for what is shown
-        mmr_vectors = ({h.chunk_id: index.vector(h.chunk_id) for h in bases.values()}
+        # a chunk still waiting for its vector has none: MMR counts it as unlike the rest
+        mmr_vectors = ({h.chunk_id: v for h in bases.values() if (v := index.vector(h.chunk_id)) is not None}
                        if options.mmr_lambda is not None else {})
         clock.lap("hydrate")
         # Words first, meaning after: the vector leg covers the embedded chunks only; say how much.
