@@ -213,3 +213,15 @@ def test_a_write_of_vectors_that_fails_ends_the_pass_and_says_why(embedder, monk
     assert o.notes[-1].endswith("They could not be embedded now: storage is full")
     monkeypatch.undo()
     assert run(lib.embed_pending()).embedded == 1 and lib.status()["pending"] is None
+
+
+def test_diversity_by_mmr_reads_a_half_embedded_library(embedder):
+    """A chunk still waiting for its vector counts as unlike the rest under MMR, whether it
+    comes first or later (found by the state machine's bug hunt: ``len(None)``)."""
+    lib = Library.open(":memory:", embedder=Recording(embedder))
+    ingest.add_words(lib.index, small_docs(6))
+    for _ in range(2):  # nothing embedded yet, then some of it
+        r = run(lib.retrieve("note about topic 3", {"mmr_lambda": 0.5, "candidates": 50}))
+        assert r.reason is None and "note03.md" in [s.doc_name for s in r.results]
+        assert r.to_dict()["stats"]["meaning"]["pending_chunks"] > 0
+        run(ingest.embed_pending(lib.index, lib.embedder, size=3, max_batches=1))
