@@ -1,7 +1,7 @@
 """Small builders of plain records for the pure-function tests."""
 
-from readingroom import tokens
-from readingroom.merge import text_hash
+from readingroom.text import tokens
+from readingroom.search.merge import text_hash
 from readingroom.records import Hit
 
 

@@ -13,7 +13,8 @@ import pathlib
 import signal
 import sys
 
-from readingroom import cli, ingest
+from readingroom.cli import main as cli
+from readingroom.ingest import add as ingest
 from readingroom.store import index
 
 moment, n = sys.argv[1], int(sys.argv[2])

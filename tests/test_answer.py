@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from helpers import run
-from readingroom import answer as A, merge
+from readingroom import answer as A
+from readingroom.search import merge
 from readingroom.answer import conditions, coverage, features, model, quick
 from readingroom.records import Hit, Span
 
@@ -177,7 +178,7 @@ def test_a_sentence_that_leads_in_with_a_colon_is_quoted_with_the_command_it_int
 
 def test_words_the_library_never_mentions_lower_the_known_share():
     from readingroom.answer.candidates import known_share
-    from readingroom.fts import terms
+    from readingroom.search.fts import terms
 
     texts = ["Annotations on a function are kept in __annotations__.", None, "Objects have a lifetime; this is how they work."]
     assert known_share(terms("How do lifetime annotations work in Rust?"), texts) == 0.75  # "rust" nowhere

@@ -9,7 +9,7 @@ import pytest
 
 from beir_fixture import DOCS, QUERIES
 from helpers import SCIFACT
-from readingroom import bm25, porter, search
+from readingroom.search import bm25, porter, reads as search
 from readingroom._compat._not_in_pyodide import open_store
 from readingroom.store.index import Index, Provenance
 from readingroom.records import Chunk, Filters

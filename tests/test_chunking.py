@@ -1,7 +1,7 @@
 from hypothesis import given, settings, strategies as st
 
-from readingroom.chunking import ChunkSettings, chunk_text, embedding_text, markdown_sections
-from readingroom import tokens
+from readingroom.ingest.chunking import ChunkSettings, chunk_text, embedding_text, markdown_sections
+from readingroom.text import tokens
 
 MD = """# Guide
 

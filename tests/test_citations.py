@@ -7,8 +7,8 @@ import pytest
 
 from citation_pairs import SUPPORTED, UNSUPPORTED, passage
 from helpers import run
-from readingroom.ask import check_answer
-from readingroom.citations import SUPPORT_THRESHOLD, judge, makes_no_claim, numbers, plan
+from readingroom.answer.ask import check_answer
+from readingroom.answer.citations import SUPPORT_THRESHOLD, judge, makes_no_claim, numbers, plan
 
 PASSAGES = [
     {"n": 1, "text": "The kettle switches itself off when the water boils. Descale the kettle every month "

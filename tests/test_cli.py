@@ -212,7 +212,7 @@ def test_every_format_is_indexed_and_unreadable_files_are_listed_as_skipped(cli,
 
 
 def test_the_progress_rate_counts_embedding_time_not_extraction(monkeypatch, capsys):
-    from readingroom import index_cli
+    from readingroom.cli import index as index_cli
 
     times = iter([10.0, 11.0, 12.0])  # a file read in 10 s, then embedded in 2 s
     monkeypatch.setattr(index_cli.time, "perf_counter", lambda: next(times))

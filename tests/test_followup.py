@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from readingroom.followup import MAX_TURNS, Turn, is_followup, standalone_query, subject, turns
+from readingroom.answer.followup import MAX_TURNS, Turn, is_followup, standalone_query, subject, turns
 
 FINALLY = "What happens to the exception when a finally clause runs a return statement?"
 

@@ -10,11 +10,11 @@ import formats
 import formats_extra
 from helpers import run
 from readingroom import NewDocument
-from readingroom.chunking import ChunkSettings
+from readingroom.ingest.chunking import ChunkSettings
 from readingroom.extract import extract
 from readingroom.extract.document import split_rows, table_text
 from readingroom.extract.sheets import MAX_CELLS
-from readingroom.ingest import prepare_document
+from readingroom.ingest.add import prepare_document
 from readingroom.places import label
 
 GOOD = formats.good_files()

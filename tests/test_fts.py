@@ -3,7 +3,7 @@ import pytest
 import sqlite_vec
 from hypothesis import given, settings, strategies as st
 
-from readingroom.fts import match_expression, terms
+from readingroom.search.fts import match_expression, terms
 
 
 @pytest.fixture(scope="module")

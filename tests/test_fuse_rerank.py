@@ -3,8 +3,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from hits import hit
-from readingroom import fuse, rerank
-from readingroom.rerank import Boost
+from readingroom.search import fuse, rerank
+from readingroom.search.rerank import Boost
 
 
 def bases(n):

@@ -9,7 +9,7 @@ import numpy as np
 
 from helpers import run
 from readingroom import Library, NewDocument
-from readingroom import ingest
+from readingroom.ingest import add as ingest
 from readingroom.errors import EmbedderError
 
 
@@ -178,7 +178,7 @@ def test_a_library_written_before_the_embedded_flag_opens_with_every_chunk_embed
 def test_vectors_written_later_extend_the_kept_matrix_as_a_fresh_load_would(embedder):
     """Words first, meaning after: a query between two batches does not read every vector
     again; the kept matrix takes the new rows, the same as a fresh load, and BM25's lengths stay."""
-    from readingroom.vectors import VectorMatrix
+    from readingroom.search.vectors import VectorMatrix
 
     lib = Library.open(":memory:", embedder=Recording(embedder))
     ingest.add_words(lib.index, small_docs(12))

@@ -1,8 +1,9 @@
 from hypothesis import given, settings, strategies as st
 
 from hits import hit
-from readingroom import merge, pack, tokens
-from readingroom.chunking import ChunkSettings, chunk_text
+from readingroom.search import merge, pack
+from readingroom.text import tokens
+from readingroom.ingest.chunking import ChunkSettings, chunk_text
 from readingroom.records import Hit
 
 

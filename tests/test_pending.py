@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from readingroom import pending
-from readingroom.chunking import embedding_text
+from readingroom.ingest import pending
+from readingroom.ingest.chunking import embedding_text
 from readingroom.records import Chunk
 
 

@@ -14,7 +14,7 @@ from helpers import OtherModel, run
 from readingroom import Library, NewDocument
 from readingroom.errors import DatabaseUnavailable, ExtensionMissing
 from readingroom.records import Filters
-from readingroom.search import hits_for, vector_candidates
+from readingroom.search.reads import hits_for, vector_candidates
 from readingroom.store import pg_dialect, pg_sql, postgres as pg
 
 DOCS = [NewDocument(f"doc{i}.md", text=f"# Part {i}\n\nKettle number {i} descales monthly with citric acid; "
@@ -179,7 +179,7 @@ def test_words_first_on_postgres_a_half_embedded_document_is_searched_by_words_a
     """The same flag as SQLite's: stored by its words, pending chunks have no vector and the
     vector leg skips them (HNSW and exact), reads say what is covered, an export keeps them
     pending, and the next pass embeds each once."""
-    from readingroom import ingest
+    from readingroom.ingest import add as ingest
     from readingroom.errors import EmbedderError
     from readingroom.store.export import to_sqlite
 

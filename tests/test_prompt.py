@@ -3,8 +3,8 @@ earlier turns that fit their budget (newest kept), then the question."""
 
 from __future__ import annotations
 
-from readingroom import tokens
-from readingroom.prompt import GROUNDED_INSTRUCTIONS, NO_SOURCES_INSTRUCTIONS, messages
+from readingroom.text import tokens
+from readingroom.answer.prompt import GROUNDED_INSTRUCTIONS, NO_SOURCES_INSTRUCTIONS, messages
 
 CONTEXT = "[1] notes.md\nThe kettle switches itself off.\n\n[2] bike.md\nOil the chain.\n"
 

@@ -10,7 +10,7 @@ import pytest
 
 from helpers import run
 from readingroom import Library, NewDocument
-from readingroom import query_cache as qc
+from readingroom.search import query_cache as qc
 from readingroom.errors import EmbedderError
 
 

@@ -89,8 +89,8 @@ class DiesOnB(NativeEmbedder):
 
 # One text per embedding batch: with the default, the three short documents share one batch
 # and the kill would come before any of them is stored (tests/test_ingest_batches.py covers that).
-import readingroom.ingest
-readingroom.ingest.EMBED_BATCH = 1
+import readingroom.ingest.add
+readingroom.ingest.add.EMBED_BATCH = 1
 lib = Library.open({path!r}, embedder=DiesOnB({model!r}, MODEL_ID, DIM, MAX_TOKENS))
 asyncio.run(lib.add([NewDocument(n, text=t) for n, t in
                      [("a.md", "alpha text"), ("b.md", "beta text"), ("c.md", "gamma text")]]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from readingroom.sentences import CODE, HEADING, ITEM, PROSE, TABLE, split
+from readingroom.text.sentences import CODE, HEADING, ITEM, PROSE, TABLE, split
 
 
 def texts(text: str) -> list[str]:

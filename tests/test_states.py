@@ -46,7 +46,7 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, p
 
 from helpers import OtherModel, run
 from readingroom import Library, NewDocument
-from readingroom.ask import ASK_RETRIEVAL
+from readingroom.answer.ask import ASK_RETRIEVAL
 from readingroom.errors import EmbedderError, ReadingRoomError
 
 EXAMPLES = int(os.environ.get("READINGROOM_STATES_EXAMPLES", "0"))
@@ -396,7 +396,7 @@ class LibraryStates(RuleBasedStateMachine):
         """An add whose embedder dies after ``batches`` batches of EMBED_SMALL passages (as a
         killed embedding worker would): every document is stored by its words, the rest of
         its passages stay pending, and reads say what the vector leg covers."""
-        from readingroom import ingest
+        from readingroom.ingest import add as ingest
 
         full = self.embedder
         calls = []
@@ -569,7 +569,7 @@ class LibraryStates(RuleBasedStateMachine):
         rows = self.q("SELECT c.text, d.name FROM chunks c JOIN documents d ON d.id = c.doc_id "
                       "ORDER BY c.id LIMIT 200")
         text, name = data.draw(st.sampled_from(rows))
-        from readingroom.fts import terms
+        from readingroom.search.fts import terms
 
         words = terms(text)
         if not words:

@@ -9,7 +9,7 @@ import pytest
 from pydoc_data.topics import topics
 
 from readingroom.aio import run as run_sync
-from readingroom.chunking import chunk_text, embedding_text
+from readingroom.ingest.chunking import chunk_text, embedding_text
 from readingroom.summarise import compare, outline
 from readingroom.summarise.extractive import Part, summarise, target_length
 

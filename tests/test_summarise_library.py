@@ -168,7 +168,7 @@ def test_a_half_embedded_document_is_summarised_by_words_and_kept_only_once_embe
     """Words first: while some of a document's passages wait for their vectors, a summary is
     made from what is stored but not kept (it would stay words-only); the pass that lands its
     last vectors makes and keeps the final one."""
-    from readingroom import ingest
+    from readingroom.ingest import add as ingest
 
     [o] = ingest.add_words(library.index, [doc("while.txt", topics["while"] + topics["for"])], library.chunking)
     run(ingest.embed_pending(library.index, library.embedder, size=1, max_batches=1))

@@ -7,10 +7,10 @@ import pytest
 
 from helpers import run
 from readingroom import Library, NewDocument
-from readingroom.fts import match_expression
+from readingroom.search.fts import match_expression
 from readingroom.records import Filters
-from readingroom.search import lexical_candidates
-from readingroom.syntax import fts5_expression, parse, tsquery_literal
+from readingroom.search.reads import lexical_candidates
+from readingroom.search.syntax import fts5_expression, parse, tsquery_literal
 
 DOCS = {
     "tea.md": "# Tea\n\nGreen tea is steamed soon after picking; black tea is oxidised before it is dried.",
@@ -76,7 +76,7 @@ def _matches(lib: Library, text: str, mode: str) -> set[tuple[str, int]]:
 
 
 def _hits(lib: Library, ids: list[int]):
-    from readingroom.search import hits_for
+    from readingroom.search.reads import hits_for
 
     return hits_for(lib.index.store, ids).values()
 

@@ -1,7 +1,7 @@
 import json
 
 from helpers import SCIFACT
-from readingroom import tokens
+from readingroom.text import tokens
 
 
 def test_estimate_is_an_upper_bound_of_the_real_tokenizer_on_scifact(embedder):

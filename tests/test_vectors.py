@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from readingroom import vectors
+from readingroom.search import vectors
 from readingroom.store import sqlite_sql as sql
 from readingroom._compat._not_in_pyodide import open_store
 from readingroom.store.index import Index, Provenance
 from readingroom.records import Filters
-from readingroom.search import vector_candidates
-from readingroom.vectors import VectorMatrix
+from readingroom.search.reads import vector_candidates
+from readingroom.search.vectors import VectorMatrix
 
 DIM = 16
 
@@ -158,7 +158,7 @@ def test_a_large_library_reads_its_quantised_matrix_from_sqlite(index, monkeypat
 
 
 def test_an_extended_matrix_is_the_matrix_a_fresh_build_makes():
-    from readingroom.vectors import BINARY_FROM, VectorMatrix
+    from readingroom.search.vectors import BINARY_FROM, VectorMatrix
 
     rng = np.random.default_rng(5)
     ids = np.array([2, 5, 9, 11], dtype=np.int64)

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 from helpers import SCIFACT, run
-from readingroom import bm25, worker
+from readingroom.search import bm25
+from readingroom import worker
 from readingroom.store import legs, sqlite_sql as sql
 from readingroom._compat._not_in_pyodide import open_store
 from readingroom.store.index import Index, Provenance
 from readingroom.records import Chunk, Filters
-from readingroom.search import lexical_candidates, vector_candidates
+from readingroom.search.reads import lexical_candidates, vector_candidates
 
 DIM = 16
 QUERIES = ["cancer cells in the blood", "the of and", "vitamin D deficiency", "protein folding"]

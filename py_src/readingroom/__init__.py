@@ -6,12 +6,12 @@ cap, span merging and token-budget packing; the same code natively and in Pyodid
 
 from .errors import (BadInput, Cancelled, DocumentTooLarge, EmbedderError, EmptyDocument,
                      ExtensionMissing, ModelMismatch, NotText, ReadingRoomError, StorageError)
-from .ingest import NewDocument, Outcome
+from .ingest.add import NewDocument, Outcome
 from .library import Library
-from .options import Options
+from .search.options import Options
 from .records import Chunk, Filters, Hit, Span
-from .rerank import Boost
-from .retrieve import DocumentCandidate, RetrievalResult
+from .search.rerank import Boost
+from .search.retrieve import DocumentCandidate, RetrievalResult
 
 __version__ = "0.1.0"
 

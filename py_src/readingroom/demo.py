@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .aio import run as run_sync
-from .ingest import NewDocument
+from .ingest.add import NewDocument
 
 SOURCE = "Python language reference (pydoc_data.topics, PSF licence)"
 

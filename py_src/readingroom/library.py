@@ -7,20 +7,22 @@ import os
 import time
 from typing import Callable, Sequence
 
-from . import bundle as _bundle, model_files, reasons, related as _related, retrieve as _retrieve
-from .ask import Answer, ask as _ask, check_answer as _check_answer
-from .bundle import Merged
+from .ingest import bundle as _bundle
+from . import model_files, reasons
+from .search import related as _related, retrieve as _retrieve
+from .answer.ask import Answer, ask as _ask, check_answer as _check_answer
+from .ingest.bundle import Merged
 from ._compat import make_embedder, open_store
-from .chunking import ChunkSettings
+from .ingest.chunking import ChunkSettings
 from .errors import ReadingRoomError
 from .store import sqlite_copy_sql as copy_sql
 from .store.index import Index, Provenance, StoredDocument
-from . import pending as _pending
-from .ingest import NewDocument, Outcome, Pass, add_words, embed_pending as _embed_pending, with_pending
-from .options import Options
-from .query_cache import CachedQueries, QueryVectors
-from .reindex import Reindexed, reindex as _reindex
-from .retrieve import RetrievalResult
+from .ingest import pending as _pending
+from .ingest.add import NewDocument, Outcome, Pass, add_words, embed_pending as _embed_pending, with_pending
+from .search.options import Options
+from .search.query_cache import CachedQueries, QueryVectors
+from .ingest.reindex import Reindexed, reindex as _reindex
+from .search.retrieve import RetrievalResult
 from .seams import Embedder, Store
 from .store import open_location
 from .summarise import run as _summarise

@@ -15,7 +15,7 @@ from typing import Any
 
 from ._compat import IN_PYODIDE, report_progress
 from .errors import BadInput, ReadingRoomError
-from .ingest import NewDocument
+from .ingest.add import NewDocument
 from .library import Library
 
 _library: Library | None = None
@@ -272,7 +272,7 @@ async def type_ahead(text: str, history_json: str = "[]") -> str:
     standalone query) is embedded now, so the search asked on Enter finds its vector ready.
     Returns ``{"source": "typed_ahead" | "cache" | ...}``; a failure is not an error the page
     shows (the search embeds it again and reports what goes wrong then)."""
-    from .followup import standalone_query
+    from .answer.followup import standalone_query
 
     try:
         history = json.loads(history_json or "[]")

@@ -20,9 +20,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .chunking import ChunkSettings
+from .ingest.chunking import ChunkSettings
 from .errors import BadInput
-from .options import Options
+from .search.options import Options
 from .store import is_url
 
 FILE_NAME = "readingroom.toml"

@@ -499,7 +499,7 @@ def test_passages_are_pythons_unless_the_person_sets_them(context, site):
     """An answer draws on Python's own number of passages (ask.py) unless the person sets one;
     settings saved before v2, which always carried the page's old default (8), are read without
     it and keep the rest."""
-    from readingroom.ask import ASK_RETRIEVAL
+    from readingroom.answer.ask import ASK_RETRIEVAL
 
     old = json.dumps({"transport": "none", "k": 8, "budget": 300})
     context.add_init_script(

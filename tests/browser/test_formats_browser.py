@@ -11,8 +11,8 @@ import formats_extra
 from conftest import OriginGuard
 from pages import open_app, wait_until
 from readingroom import NewDocument
-from readingroom.chunking import ChunkSettings
-from readingroom.ingest import prepare
+from readingroom.ingest.chunking import ChunkSettings
+from readingroom.ingest.add import prepare
 
 GOOD = formats.good_files()
 DROP = """(names) => document.getElementById('activity').textContent.startsWith('Documents:')"""

@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..merge import Piece
+from ..search.merge import Piece
 from ..records import Hit, Span
 from .candidates import (MAX_SENTENCES, Candidate, candidates, known_share, lexical_share, passage_sims,
                          weighted_shares)

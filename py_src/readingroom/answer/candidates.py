@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from .. import sentences
-from ..fts import terms
-from ..merge import Piece, to_document
+from ..text import sentences
+from ..search.fts import terms
+from ..search.merge import Piece, to_document
 from ..records import Hit, Span
 
 MAX_SENTENCES = 24  # one embedding batch; 40 cost 1.1 s in the page for the same held-back figure (answer_curves.candidate_curve)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ..fts import terms
+from ..search.fts import terms
 from .candidates import stem, words_of
 
 # A condition clause in a question: after its marker, up to a clause's end or the words that

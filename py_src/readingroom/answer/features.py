@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..fts import terms
+from ..search.fts import terms
 from .candidates import Candidate, leads_in, lexical_share, stem, weighted_shares, words_of
 
 KINDS = ("who", "when", "where", "number", "why", "how", "what", "yesno", "other")
@@ -116,7 +116,7 @@ def _pairs(words: Sequence[str]) -> set[tuple[str, str]]:
 
 
 def _content(text: str) -> list[str]:
-    from ..fts import STOPWORDS
+    from ..search.fts import STOPWORDS
 
     return [stem(w) for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS]
 

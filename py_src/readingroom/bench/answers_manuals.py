@@ -28,7 +28,7 @@ MANUAL_DIR = Path(os.environ.get("READINGROOM_R_MANUALS", "/usr/share/doc/r-doc-
 MANUALS = ("R-intro.pdf", "R-data.pdf", "R-FAQ.pdf", "R-lang.pdf", "R-admin.pdf")
 PREFIX = "r-manuals/"  # the documents' names in the index, as the questions' expected_topics give them
 _PKG = Path(__file__).resolve().parents[1]
-_READERS = ("extract", "chunking.py", "ingest.py")  # code whose change re-indexes
+_READERS = ("extract", "ingest", "text")  # code whose change re-indexes
 
 
 class ManualsMissing(RuntimeError):
@@ -62,7 +62,7 @@ def fingerprint(files: list[Path]) -> str:
 
 def build_index(log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> tuple[Path, dict]:
     """The cached native index of the manuals, built once for these files and this code."""
-    from ..ingest import NewDocument
+    from ..ingest.add import NewDocument
     from ..library import Library
     from .quality import cache_dir
 

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from ..aio import run as run_sync
-from ..ingest import NewDocument
+from ..ingest.add import NewDocument
 from . import qa_data
 from .stats import load_average as load, summary
 

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ingest import NewDocument
+from ..ingest.add import NewDocument
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ def ocr_seconds(pages: int = 3) -> float | None:
 def native(files) -> dict:
     from .. import Library
     from ..extract import extract
-    from ..ingest import NewDocument
+    from ..ingest.add import NewDocument
 
     out = {}
     lib = Library.open(":memory:")
@@ -86,8 +86,8 @@ async (texts) => {
 
 def chunk_texts(name: str, data: bytes) -> list[str]:
     """The file's chunks as ingestion makes them (the same Python on both sides)."""
-    from ..chunking import ChunkSettings
-    from ..ingest import NewDocument, prepare_document
+    from ..ingest.chunking import ChunkSettings
+    from ..ingest.add import NewDocument, prepare_document
 
     return [c.text for c in prepare_document(NewDocument(name, data=data), ChunkSettings())[2]]
 

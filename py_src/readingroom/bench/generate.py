@@ -6,7 +6,7 @@ Transports measured here:
   is the quick answer itself. Its sentences (with their ``[n]``) go through the same check,
   a sanity figure for the checker (verbatim sentences should pass).
 - ``server``: an OpenAI-compatible ``/v1/chat/completions`` server (``--llm URL``), sent
-  ``answer.messages`` exactly, streamed by the CLI's own client (``readingroom.llm``);
+  ``answer.messages`` exactly, streamed by the CLI's own client (``readingroom.answer.llm``);
   ``server_brief``: the same server sent ``answer.brief_messages`` (the quick answer's sentences
   as notes, what the in-page model is sent), so the in-page model's prompt can be measured on
   the same GGUF natively.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 
 from ..aio import run as run_sync
-from ..llm import LlmError, stream_chat
+from ..answer.llm import LlmError, stream_chat
 from . import answer_scores as sc
 from .stats import load_average, summary
 
@@ -39,7 +39,7 @@ def timed_chat(url: str, messages: list[dict], model: str | None = None) -> dict
 def cited(quote: str, n: int) -> str:
     """A quote as a written answer would cite it: ``[n]`` after each of its sentences (a quote
     that reads on into the next sentence is two claims, each from passage n)."""
-    from ..sentences import split
+    from ..text.sentences import split
 
     parts = [u.text for u in split(quote, labels=False)] or [quote]
     return " ".join(f"{p} [{n}]" for p in parts)

@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 from ..aio import run as run_sync
-from ..chunking import ChunkSettings, embedding_text
-from ..ingest import prepare
+from ..ingest.chunking import ChunkSettings, embedding_text
+from ..ingest.add import prepare
 from . import browser as bb
 from .beir import Dataset
 from .quality import cache_dir

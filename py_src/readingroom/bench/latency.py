@@ -84,7 +84,7 @@ def matrices(index_path, queries: list[str]) -> dict:
     from ..store.index import Index, Provenance
     from ..model_files import DIM, MODEL_ID
     from ..records import Filters
-    from ..search import lexical_candidates
+    from ..search.reads import lexical_candidates
 
     index = Index(open_store(index_path), Provenance(MODEL_ID, DIM))
     try:

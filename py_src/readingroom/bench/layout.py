@@ -24,11 +24,11 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from ..chunking import ChunkSettings, chunk_text
+from ..ingest.chunking import ChunkSettings, chunk_text
 from ..extract.pdf import pdf_pages
 from ..extract.pdfclean import _is_page_number, _norm, _shape, document
 from ..extract.pdffonts import font_outline
-from ..ingest import NewDocument, prepare
+from ..ingest.add import NewDocument, prepare
 from .stats import load_average
 
 _BROKEN = re.compile(r"[^\W\d_]-\n[a-z]")

@@ -13,12 +13,12 @@ from unittest import mock
 
 import numpy as np
 
-from .. import search, vectors
+from ..search import reads as search, vectors
 from ..aio import run as run_sync
-from ..bm25 import query_terms
+from ..search.bm25 import query_terms
 from ..library import Library
 from ..records import Filters
-from ..vectors import VectorMatrix
+from ..search.vectors import VectorMatrix
 
 DEPTH = 300  # as deep as the quality run's candidates
 

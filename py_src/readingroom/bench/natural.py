@@ -31,7 +31,7 @@ import numpy as np
 from ..store import sqlite_sql as sql
 from .._compat import open_store
 from ..store.index import Index, Provenance
-from ..merge import text_hash
+from ..search.merge import text_hash
 from ..model_files import DIM, MODEL_ID
 from .corpus import read_chunks
 
@@ -188,7 +188,7 @@ def term_stats(index_path: Path, queries: list[str], repeated_from: Path | None 
 
 
 def _stems(text: str) -> list[str]:
-    from ..porter import stem
+    from ..search.porter import stem
 
     return [s for w in words(text) if (s := stem(w))]
 

@@ -34,7 +34,7 @@ from .beir import Dataset
 from .corpus import read_chunks, scaled_index
 from .quality import EVAL_OPTIONS, build_index, cache_dir
 from .stats import summary
-from ..fts import STOPWORDS
+from ..search.fts import STOPWORDS
 from ..model_files import DIM
 
 ORAMA_VERSION = "3.1.18"

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Callable
 
 from ..aio import run as run_sync
-from ..chunking import CHUNKER_VERSION
+from ..ingest.chunking import CHUNKER_VERSION
 from ..library import Library
 from ..model_files import MODEL_ID
-from ..options import Options
+from ..search.options import Options
 from . import metrics
 from .beir import Dataset
 

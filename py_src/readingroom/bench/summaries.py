@@ -144,7 +144,7 @@ def summaries(data: Path, limit: int, dev_last: int = DEV_LAST, model_dir: str |
     (articles 1..``dev_last``: the summariser's weights were chosen looking at these) and
     report (the rest: never looked at while choosing)."""
     from .. import Library, NewDocument
-    from ..search import hits_for
+    from ..search.reads import hits_for
 
     lib = Library.open(":memory:", model_dir=model_dir)
     rows, times = [], []

@@ -33,10 +33,10 @@ import numpy as np
 
 from ..aio import run
 from ..answer import MAX_SENTENCES, coverage, features as F, model as M, names, prepare
-from ..ask import embed_candidates, span_pieces
-from ..ingest import NewDocument
-from ..options import Options
-from ..retrieve import retrieve
+from ..answer.ask import embed_candidates, span_pieces
+from ..ingest.add import NewDocument
+from ..search.options import Options
+from ..search.retrieve import retrieve
 from . import learn, qa_data
 from .answer_curves import baseline_logits, candidate_curve, continue_curve, features_of, figures, keep_curve
 from .stats import load_average

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import tokens
+from ..text import tokens
 
 # Rows of a table piece are measured against this many tokens: the chunker's target (200)
 # less room for the heading path the embedder reads in front of it.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from ..chunking import markdown_sections
+from ..ingest.chunking import markdown_sections
 from ..errors import EmptyDocument, Encrypted
 from .document import Document, Section
 from .html import _Text, html_to_text

@@ -32,7 +32,7 @@ from starlette.routing import Route
 from ..aio import run
 from ..errors import (BadInput, Cancelled, DatabaseUnavailable, ExtensionMissing, ModelMismatch,
                       ReadingRoomError, StorageError)
-from ..ingest import NewDocument
+from ..ingest.add import NewDocument
 from .limits import RateLimit
 from .tokens import TokenFile
 

@@ -14,7 +14,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ..chunking import CHUNKER_VERSION
+from ..ingest.chunking import CHUNKER_VERSION
 from ..errors import ExtensionMissing, ModelMismatch, StorageError
 from ..records import Chunk
 from ..seams import Store

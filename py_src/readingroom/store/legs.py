@@ -12,10 +12,10 @@ from __future__ import annotations
 import time
 from typing import Callable, Generator, Iterator, TypeVar
 
-from .. import vectors
-from ..bm25 import LexicalIndex
+from ..search import vectors
+from ..search.bm25 import LexicalIndex
 from ..errors import StorageError
-from ..vectors import MatrixBuilder, VectorMatrix, vec0_block
+from ..search.vectors import MatrixBuilder, VectorMatrix, vec0_block
 
 T = TypeVar("T")
 

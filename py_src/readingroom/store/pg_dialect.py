@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import syntax
+from ..search import syntax
 from .pg_sql import *  # noqa: F401,F403 - the statements are this dialect
-from ..bm25 import postings
+from ..search.bm25 import postings
 from .pg_sql import (ADD_EMBEDDED_FLAG, ADD_TERM_COUNTS, FTS_TERM_POSTINGS, HAS_EMBEDDED_FLAG, HAS_TERM_COUNTS,
                      HEADING_WEIGHT, INSERT_CHUNK, INSERT_PENDING_CHUNK, LEXICON_LENGTHS, MARK_EMBEDDED, TEXT_WEIGHT)
 from .sqlite_sql import BM25_WEIGHTS
@@ -80,7 +80,7 @@ def query_terms(text: str) -> list[str] | None:
     """The stored term of each of a query's words (``syntax.lexeme``: the stems are ours here,
     so words outside ASCII are ranked in memory too); None when a word is several tokens
     (a phrase, which ``FTS`` answers)."""
-    from ..fts import terms
+    from ..search.fts import terms
 
     out = []
     for word in terms(text):
@@ -103,7 +103,7 @@ def term_postings(store, term: str):
 def build_lexicon(store):
     """BM25's chunk lengths (bm25.py), whose postings are read term by term as queries use them
     (``term_postings``); None past its memory bound."""
-    from ..bm25 import LexicalIndex
+    from ..search.bm25 import LexicalIndex
 
     rows = store.query(LEXICON_LENGTHS)
     if not LexicalIndex.fits(len(rows), LEXICON_BYTES):

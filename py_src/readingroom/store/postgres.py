@@ -16,8 +16,8 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from .. import filters as filters_sql
-from .. import syntax
+from ..search import filters as filters_sql
+from ..search import syntax
 from ..errors import BadInput, DatabaseUnavailable, ExtensionMissing, StorageError
 from ..records import Filters
 from . import pg_dialect, pg_sql

@@ -1,5 +1,5 @@
 """SQLite statements that copy a whole library in: the bundled set, attached and copied with
-its ids shifted past ours (``bundle.py``, ``library.py``), and a library exported from another
+its ids shifted past ours (``ingest/bundle.py``, ``library.py``), and a library exported from another
 store with its ids kept (``store/export.py``). The tables are ``sqlite_sql.SCHEMA``'s."""
 
 # -- the bundled set (bundle.py) ----------------------------------------------------------

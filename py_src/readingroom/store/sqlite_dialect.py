@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bm25 import instance_postings, query_terms  # noqa: F401 - the FTS5 terms of a query's words
+from ..search.bm25 import instance_postings, query_terms  # noqa: F401 - the FTS5 terms of a query's words
 from .sqlite_sql import *  # noqa: F401,F403 - the statements are this dialect
 from .sqlite_sql import (ADD_EMBEDDED_FLAG, FTS_TERM_INSTANCES, HAS_EMBEDDED_FLAG, INSERT_CHUNK,
                          INSERT_PENDING_CHUNK, INSERT_VECTOR, MARK_EMBEDDED)
@@ -78,7 +78,7 @@ def term_postings(store, term: str):
 
 def build_lexicon(store):
     """BM25's chunk lengths from FTS5's own index (bm25.py); None past its memory bound."""
-    from ..bm25 import LexicalIndex
+    from ..search.bm25 import LexicalIndex
     from .sqlite_sql import FTS_AVERAGES, FTS_COLUMNS, FTS_INSTANCES_TABLE, FTS_SIZES
 
     chunks = store.query("SELECT count(*) FROM chunks")[0][0]

@@ -18,8 +18,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..fts import STOPWORDS
-from ..porter import stem
+from ..search.fts import STOPWORDS
+from ..search.porter import stem
 
 _WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
 DAMPING = 0.85

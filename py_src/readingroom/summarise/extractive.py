@@ -29,7 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import sentences as _sentences
+from ..text import sentences as _sentences
 from .centrality import bag, cosine, embedding, graph_rank, idf_of, weigh
 
 VERSION = 2  # of the algorithm: a stored summary of another version is computed again

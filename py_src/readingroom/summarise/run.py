@@ -19,7 +19,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import pack, prompt, reasons, tokens
+from ..search import pack
+from ..answer import prompt
+from .. import reasons
+from ..text import tokens
 from ..errors import BadInput, EmbedderError
 from ..records import Span
 from . import compare as _compare, outline, stored

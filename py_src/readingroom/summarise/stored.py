@@ -45,7 +45,7 @@ def _compute(index, doc_id: int) -> tuple[Extract | None, bool]:
     """From the stored chunks and vectors; None when the document has no chunks (or is gone).
     And whether it is final: made with every chunk's vector (or from words in a library of
     another model), not from words while some vectors are still pending."""
-    from ..search import hits_for
+    from ..search.reads import hits_for
 
     ids = [r[0] for r in index.store.query(index.sql.DOC_CHUNK_IDS, (doc_id,))]
     if not ids:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..merge import _span
+from ..search.merge import _span
 from ..records import Span
-from ..search import hits_for
+from ..search.reads import hits_for
 
 
 def passages(index, doc_ids: Sequence[int], size: int) -> list[Span]:

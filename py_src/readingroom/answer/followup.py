@@ -1,0 +1,129 @@
+"""Turn a follow-up question into a query that can be searched on its own.
+
+"And what if it runs a break?" searched alone finds nothing about ``finally``: the words
+that say what "it" is were in the previous question. This is deterministic on purpose (no
+model, the same result natively and in the browser, testable): when a question leans on
+the conversation (a pronoun, an opening such as "and …?" or "what about …", or too few
+words of its own), the previous question's content words are carried into it. A question
+that stands on its own is searched exactly as asked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from ..search.fts import STOPWORDS, terms
+
+MAX_TURNS = 20  # only recent turns matter; a 200-turn history costs no more than this
+
+# Openings that only make sense after another question; the first group is dropped from
+# the query ("and", "what about" say nothing), "what if" is kept (it does say something).
+_STRIP = re.compile(r"^\s*(?:(?:and|but|also|or|plus|so|then|und|et|и|а|och|og)\b[\s,]*)*(?:(?:what|how)\s+about\b[\s,]*)?",
+                    re.IGNORECASE)
+_CUE = re.compile(r"^\s*(?:and|but|also|or|plus|so|then|what\s+about|how\s+about|what\s+if|"
+                  r"same\s+(?:for|with)|what\s+else|und|et|и|а|och|og)\b", re.IGNORECASE)
+# Words that point back at something said earlier.
+_ANAPHORA = re.compile(r"\b(?:it|its|it's|itself|they|them|their|theirs|themselves|these|those|"
+                       r"such|former|latter|same|one|ones|there|that one|this one)\b", re.IGNORECASE)
+# "this"/"that" point back when they stand alone or open the question ("what does that do",
+# "is this allowed"), not as a conjunction after a noun ("the error that it raises").
+_DEMONSTRATIVE = re.compile(
+    r"(?:^|\b(?:is|are|was|does|do|did|can|could|would|will|about|with|for|of|in|on|to|use|"
+    r"using|why|how|what|when|where|and|but|mean|means|say|says)\s+)(?:this|that)\b(?!\s+(?:is|the|a|an)\b)",
+    re.IGNORECASE)
+# Question words and verbs that say nothing about the subject.
+_GENERIC = frozenset("""what how why when where which who whom whose does do did can could
+    would should will shall may might must is are was were be been mean means meaning work
+    works working happen happens happened use used using example examples explain tell show
+    please else instead about also thing things way ways case cases one ones kind difference
+    differ like""".split())
+
+
+@dataclass(frozen=True)
+class Turn:
+    question: str
+    standalone_query: str | None = None
+    answer: str | None = None
+
+
+def turns(history: Iterable[Any] | None, limit: int = MAX_TURNS) -> list[Turn]:
+    """The recent turns of a history given as strings, dicts or ``Turn``s, oldest first; anything
+    without a question is skipped (a 200-turn history is cut to the last ``limit``)."""
+    items = list(history or ())[-limit:]
+    out = []
+    for item in items:
+        if isinstance(item, Turn):
+            q, sq, a = item.question, item.standalone_query, item.answer
+        elif isinstance(item, str):
+            q, sq, a = item, None, None
+        elif isinstance(item, dict):
+            q, sq, a = item.get("question"), item.get("standalone_query"), item.get("answer")
+        else:
+            continue
+        if isinstance(q, str) and q.strip():
+            out.append(Turn(" ".join(q.split()),
+                            " ".join(sq.split()) if isinstance(sq, str) and sq.strip() else None,
+                            a if isinstance(a, str) else None))
+    return out
+
+
+def own_terms(text: str) -> list[str]:
+    """The words that carry a question's subject: not stopwords, not question verbs."""
+    return [t for t in terms(text) if t not in STOPWORDS and t not in _GENERIC]
+
+
+def is_followup(question: str) -> bool:
+    """Does the question lean on an earlier one?"""
+    if _CUE.search(question) or _ANAPHORA.search(question) or _DEMONSTRATIVE.search(question):
+        return True
+    return len(own_terms(question)) < 2
+
+
+# Question scaffolding around a subject: "What does | the with statement | do?"
+_OPENING = re.compile(
+    r"^\s*(?:(?:what|how|why|when|where|which|who)(?:'s)?\b"
+    r"(?:\s+(?:is|are|was|were|does|do|did|can|could|should|would|will|exactly|happens?|about|kind\s+of|"
+    r"to|when|if|in|with|of|often|much|many|long|i|you|we|one|it|python))*"
+    r"|(?:can|could|should|would|do|does|is|are|may)\s+(?:i|you|we|one|python|it|they|this|that))\b\s*",
+    re.IGNORECASE)
+_CLOSING = re.compile(r"\s*(?:\b(?:do|does|work|works|mean|means|for|in\s+python))?\s*[?.!？。]*\s*$", re.IGNORECASE)
+_CARRIED = re.compile(r"\(([^()]*)\)\s*$")
+MAX_PHRASE_WORDS = 14
+
+
+def subject(question: str) -> str:
+    """The part of a question that names what it is about: "What does the with statement
+    do?" -> "the with statement". Other languages keep the whole question (less its end)."""
+    q = " ".join(question.split())
+    core = _CLOSING.sub("", _OPENING.sub("", q, count=1))
+    return core or _CLOSING.sub("", q) or q
+
+
+def standalone_query(question: str, history: Iterable[Any] | None = ()) -> str:
+    """The query to search for ``question`` asked after ``history`` (oldest first): the
+    question as asked, or, for a follow-up, the question followed by what the previous
+    turn was about, in brackets ("what if it runs a break? (the exception when a finally
+    clause runs a return statement)")."""
+    q = " ".join(question.split())
+    past = turns(history)
+    if not q or not past or not is_followup(q):
+        return q
+    prev = past[-1]
+    phrase = subject(prev.question)
+    earlier = _CARRIED.search(prev.standalone_query or "")
+    if earlier:  # the previous question was a follow-up too: keep what it carried
+        phrase = f"{phrase}; {earlier.group(1)}"
+    mine = {w.lower() for w in re.findall(r"\w+", q)}
+    words, seen = [], set()
+    for w in phrase.split():
+        key = w.lower().strip(".,;:!?\"'()")
+        if key in seen and key not in STOPWORDS:
+            continue  # a chain of follow-ups repeats the subject
+        seen.add(key)
+        words.append(w)
+    if all(t in mine for t in own_terms(" ".join(words))) and own_terms(" ".join(words)):
+        return q  # it already names what it is about
+    core = _STRIP.sub("", q, count=1).strip() or q
+    return f"{core} ({' '.join(words[:MAX_PHRASE_WORDS])})"

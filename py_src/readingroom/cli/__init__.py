@@ -1,0 +1,1 @@
+"""``readingroom`` in a terminal: one module per command group."""

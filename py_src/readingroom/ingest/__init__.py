@@ -1,0 +1,1 @@
+"""Documents in: read, chunked, stored by their words first and embedded after."""

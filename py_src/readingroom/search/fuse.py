@@ -1,0 +1,70 @@
+"""Fusion of the vector and lexical legs into one ranked list.
+
+Reciprocal Rank Fusion needs no calibration between cosine similarities and BM25 scores,
+which live on unrelated scales; the linear blend is there for callers who want to weigh
+the legs by their scores, after normalising each leg.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, Sequence
+
+from ..records import Hit
+
+Normalisation = Literal["minmax", "zscore", "sigmoid", "none"]
+
+
+def _combine(bases: dict[int, Hit], legs) -> list[Hit]:
+    """Sum each leg's contribution per chunk, keeping every leg's rank and raw score.
+    ``legs`` is ``[(is_vector, [(chunk_id, value)], [contribution per rank])]``."""
+    fields: dict[int, dict] = {}
+    for is_vector, items, contributions in legs:
+        for rank, ((cid, value), c) in enumerate(zip(items, contributions), start=1):
+            if cid not in bases:
+                continue
+            f = fields.setdefault(cid, {"fused": 0.0})
+            if is_vector:
+                f["vector_rank"], f["vector_sim"] = rank, value
+            else:
+                f["lexical_rank"], f["lexical_score"] = rank, value
+            f["fused"] += c
+    return order(bases[cid].replaced(score=f["fused"], **f) for cid, f in fields.items())
+
+
+def rrf(vector: Sequence[tuple[int, float]], lexical: Sequence[tuple[int, float]],
+        bases: dict[int, Hit], k: int = 60, weights: tuple[float, float] = (1.0, 1.0)) -> list[Hit]:
+    """Hits scored by sum of ``w / (k + rank)`` over the legs that found them."""
+    return _combine(bases, [
+        (True, vector, [weights[0] / (k + r) for r in range(1, len(vector) + 1)]),
+        (False, lexical, [weights[1] / (k + r) for r in range(1, len(lexical) + 1)]),
+    ])
+
+
+def normalise(values: Sequence[float], how: Normalisation) -> list[float]:
+    if not values or how == "none":
+        return list(values)
+    if how == "minmax":
+        lo, hi = min(values), max(values)
+        return [1.0 if hi == lo else (v - lo) / (hi - lo) for v in values]
+    mean = sum(values) / len(values)
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    z = [0.0 if sd == 0 else (v - mean) / sd for v in values]
+    if how == "zscore":
+        return z
+    return [1.0 / (1.0 + math.exp(-x)) for x in z]  # sigmoid of the z-score
+
+
+def linear(vector: Sequence[tuple[int, float]], lexical: Sequence[tuple[int, float]],
+           bases: dict[int, Hit], weights: tuple[float, float] = (0.5, 0.5),
+           how: Normalisation = "minmax") -> list[Hit]:
+    """Hits scored by a weighted sum of each leg's normalised score (0 where a leg missed)."""
+    return _combine(bases, [
+        (True, vector, [weights[0] * v for v in normalise([v for _, v in vector], how)]),
+        (False, lexical, [weights[1] * v for v in normalise([v for _, v in lexical], how)]),
+    ])
+
+
+def order(hits) -> list[Hit]:
+    """Best first; ties broken by chunk id so the same input always gives the same output."""
+    return sorted(hits, key=lambda h: (-h.score, -h.fused, h.chunk_id))
