@@ -26,6 +26,26 @@ def test_rrf_ties_break_by_chunk_id_deterministically():
     assert [h.chunk_id for h in a] == [h.chunk_id for h in b] == [4, 5]
 
 
+def test_a_chunk_whose_vector_is_still_to_come_counts_its_words_for_both_legs():
+    """Words first: chunk 3 (a file being embedded) holds the words best, but the vector leg
+    cannot see it yet; chunks 1 and 2 merely have vectors. Counted once, its words would lose
+    to both; counted for both legs, it leads. A chunk the vector leg saw and passed over (2,
+    in the lexical leg only below) keeps its words counted once."""
+    vector, lexical = [(1, 0.9), (4, 0.8)], [(3, 5.0), (1, 4.0), (2, 3.0)]
+    assert [h.chunk_id for h in fuse.rrf(vector, lexical, bases(4))][:2] == [1, 3]
+    out = fuse.rrf(vector, lexical, bases(4), unjudged={3})
+    assert [h.chunk_id for h in out][:2] == [3, 1]
+    assert out[0].score == pytest.approx(2 / 61) and out[0].vector_rank is None
+    two = next(h for h in out if h.chunk_id == 2)
+    assert two.score == pytest.approx(1 / 63)
+    # weighted legs: the words stand for the sum of both weights; no lexical weight, nothing to scale
+    assert fuse.rrf(vector, lexical, bases(4), weights=(3.0, 1.0), unjudged={3})[0].score == pytest.approx(4 / 61)
+    assert 3 not in [h.chunk_id for h in fuse.rrf(vector, lexical, bases(4), weights=(1.0, 0.0), unjudged={3})
+                     if h.score > 0]
+    lin = fuse.linear(vector, lexical, bases(4), (0.5, 0.5), "minmax", unjudged={3})
+    assert lin[0].chunk_id == 3 and lin[0].score == pytest.approx(1.0)
+
+
 @pytest.mark.parametrize("how", ["minmax", "zscore", "sigmoid", "none"])
 def test_linear_blend_normalisations(how):
     out = fuse.linear([(1, 0.9), (2, 0.1)], [(2, 10.0), (3, 1.0)], bases(3), (0.5, 0.5), how)

@@ -225,3 +225,21 @@ def test_diversity_by_mmr_reads_a_half_embedded_library(embedder):
         assert r.reason is None and "note03.md" in [s.doc_name for s in r.results]
         assert r.to_dict()["stats"]["meaning"]["pending_chunks"] > 0
         run(ingest.embed_pending(lib.index, lib.embedder, size=3, max_batches=1))
+
+
+def test_a_file_still_being_embedded_is_found_by_its_words_before_older_embedded_ones(embedder):
+    """Words first, meaning after: a question in the words of a new file, asked while its
+    vectors are still to come, finds that file first, though older notes about the same thing
+    have vectors (and were found by both legs); once it is embedded it still does."""
+    lib = Library.open(":memory:", embedder=Recording(embedder))
+    run(lib.add([NewDocument(f"kettle{i}.md", text=f"# Kettle {i}\n\nThe kettle {i} boils water fast and "
+                             f"should be cleaned now and then; model {i}.") for i in range(6)]))
+    new = NewDocument("descaling.md", text="# Descaling\n\nDescale the kettle monthly with citric acid, "
+                      "then rinse twice.")
+    ingest.add_words(lib.index, [new])
+    for embedded in (False, True):
+        r = run(lib.retrieve("how often should the kettle be descaled"))
+        assert bool(r.to_dict()["stats"].get("meaning")) is not embedded
+        assert r.results[0].doc_name == "descaling.md", [s.doc_name for s in r.results]
+        assert r.documents[0].name == "descaling.md"
+        run(lib.embed_pending())

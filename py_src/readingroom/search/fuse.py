@@ -3,22 +3,30 @@
 Reciprocal Rank Fusion needs no calibration between cosine similarities and BM25 scores,
 which live on unrelated scales; the linear blend is there for callers who want to weigh
 the legs by their scores, after normalising each leg.
+
+Words first, meaning after: while a document is being embedded, its chunks without a vector
+yet (``unjudged``) cannot be found by the vector leg at all. Were their words counted once,
+an exact match in a new file would rank below any chunk that merely has a vector; so their
+lexical contribution counts for both legs (scaled by the weights' sum over the lexical
+weight), as if meaning agreed with words, until their vectors arrive.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Literal, Sequence
+from typing import Collection, Literal, Sequence
 
 from ..records import Hit
 
 Normalisation = Literal["minmax", "zscore", "sigmoid", "none"]
 
 
-def _combine(bases: dict[int, Hit], legs) -> list[Hit]:
+def _combine(bases: dict[int, Hit], legs, unjudged: Collection[int] = (), weights=(1.0, 1.0)) -> list[Hit]:
     """Sum each leg's contribution per chunk, keeping every leg's rank and raw score.
-    ``legs`` is ``[(is_vector, [(chunk_id, value)], [contribution per rank])]``."""
+    ``legs`` is ``[(is_vector, [(chunk_id, value)], [contribution per rank])]``; the ids in
+    ``unjudged`` have no vector yet, and their lexical contribution stands for both legs."""
     fields: dict[int, dict] = {}
+    both = (weights[0] + weights[1]) / weights[1] if unjudged and weights[1] > 0 else 1.0
     for is_vector, items, contributions in legs:
         for rank, ((cid, value), c) in enumerate(zip(items, contributions), start=1):
             if cid not in bases:
@@ -28,17 +36,18 @@ def _combine(bases: dict[int, Hit], legs) -> list[Hit]:
                 f["vector_rank"], f["vector_sim"] = rank, value
             else:
                 f["lexical_rank"], f["lexical_score"] = rank, value
-            f["fused"] += c
+            f["fused"] += c * both if not is_vector and cid in unjudged else c
     return order(bases[cid].replaced(score=f["fused"], **f) for cid, f in fields.items())
 
 
 def rrf(vector: Sequence[tuple[int, float]], lexical: Sequence[tuple[int, float]],
-        bases: dict[int, Hit], k: int = 60, weights: tuple[float, float] = (1.0, 1.0)) -> list[Hit]:
+        bases: dict[int, Hit], k: int = 60, weights: tuple[float, float] = (1.0, 1.0),
+        unjudged: Collection[int] = ()) -> list[Hit]:
     """Hits scored by sum of ``w / (k + rank)`` over the legs that found them."""
     return _combine(bases, [
         (True, vector, [weights[0] / (k + r) for r in range(1, len(vector) + 1)]),
         (False, lexical, [weights[1] / (k + r) for r in range(1, len(lexical) + 1)]),
-    ])
+    ], unjudged, weights)
 
 
 def normalise(values: Sequence[float], how: Normalisation) -> list[float]:
@@ -57,12 +66,12 @@ def normalise(values: Sequence[float], how: Normalisation) -> list[float]:
 
 def linear(vector: Sequence[tuple[int, float]], lexical: Sequence[tuple[int, float]],
            bases: dict[int, Hit], weights: tuple[float, float] = (0.5, 0.5),
-           how: Normalisation = "minmax") -> list[Hit]:
+           how: Normalisation = "minmax", unjudged: Collection[int] = ()) -> list[Hit]:
     """Hits scored by a weighted sum of each leg's normalised score (0 where a leg missed)."""
     return _combine(bases, [
         (True, vector, [weights[0] * v for v in normalise([v for _, v in vector], how)]),
         (False, lexical, [weights[1] * v for v in normalise([v for _, v in lexical], how)]),
-    ])
+    ], unjudged, weights)
 
 
 def order(hits) -> list[Hit]:

@@ -148,6 +148,13 @@ def hits_for(store: Store, ids: list[int], text: bool = True) -> dict[int, Hit]:
     return out
 
 
+def pending_among(store: Store, ids) -> set[int]:
+    """Which of ``ids`` are stored by their words only, their vectors still to come."""
+    if not ids:
+        return set()
+    return set(json.loads(store.query(dialect(store).PENDING_AMONG, (json.dumps(sorted(int(i) for i in ids)),))[0][0]))
+
+
 def texts_for(store: Store, ids) -> dict[int, str]:
     """The texts of a few chunks, by id, in one statement."""
     if not ids:

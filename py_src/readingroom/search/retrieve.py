@@ -110,18 +110,19 @@ def _per_document(items: list[tuple[int, float]], bases: dict[int, Hit]) -> list
 
 
 def documents_of(vec: list[tuple[int, float]], lex: list[tuple[int, float]], bases: dict[int, Hit],
-                 ranked: list[Hit], options: Options) -> list[DocumentCandidate]:
+                 ranked: list[Hit], options: Options, unjudged: set[int] = frozenset()) -> list[DocumentCandidate]:
     """Each document once, best first. The legs are fused at the document level: a document
     whose best lexical chunk and best vector chunk differ (a long abstract split in two)
-    still gets credit from both, as it would if it had not been chunked."""
+    still gets credit from both, as it would if it had not been chunked. ``unjudged``: the
+    documents with no vector yet at all (their words count for both legs)."""
     best: dict[int, Hit] = {}
     for h in ranked:  # best chunk of each document, for the snippet and the boosts
         best.setdefault(h.doc_id, h)
     legs = (_per_document(vec, bases), _per_document(lex, bases))
     if options.fusion == "rrf":
-        docs = fuse.rrf(*legs, best, k=options.rrf_k, weights=options.weights)
+        docs = fuse.rrf(*legs, best, k=options.rrf_k, weights=options.weights, unjudged=unjudged)
     else:
-        docs = fuse.linear(*legs, best, weights=options.weights, how=options.normalisation)
+        docs = fuse.linear(*legs, best, weights=options.weights, how=options.normalisation, unjudged=unjudged)
     docs = rerank.apply_boosts(docs, options.boosts)
     return [DocumentCandidate(h.doc_id, h.doc_name, h.doc_type, h.score, h.chunk_id, snippet(h.text))
             for h in docs[: options.documents]]
@@ -197,9 +198,12 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         mmr_vectors = ({h.chunk_id: v for h in bases.values() if (v := index.vector(h.chunk_id)) is not None}
                        if options.mmr_lambda is not None else {})
         clock.lap("hydrate")
-        # Words first, meaning after: the vector leg covers the embedded chunks only; say how much.
-        meaning = (meaning_cover.describe(meaning_cover.coverage(index.pending_documents()))
-                   if options.mode != "lexical" and index.has_pending() else None)
+        # Words first, meaning after: the vector leg covers the embedded chunks only; say how
+        # much, and count the words of what it could not see for both legs (fuse.py).
+        waiting = index.pending_documents() if options.mode != "lexical" and index.has_pending() else None
+        meaning = meaning_cover.describe(meaning_cover.coverage(waiting)) if waiting is not None else None
+        judged = bool(waiting) and qvec is not None
+        unjudged = search.pending_among(index.store, [c for c, _ in lex]) if judged else set()
     except StorageError as e:
         if pending is not None and hasattr(pending, "close"):
             pending.close()  # never awaited: say so to the coroutine rather than leak a warning
@@ -209,9 +213,9 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
                                stats={"error": str(e), "timings_ms": clock.total()})
 
     if options.fusion == "rrf":
-        fused = fuse.rrf(vec, lex, bases, k=options.rrf_k, weights=options.weights)
+        fused = fuse.rrf(vec, lex, bases, k=options.rrf_k, weights=options.weights, unjudged=unjudged)
     else:
-        fused = fuse.linear(vec, lex, bases, weights=options.weights, how=options.normalisation)
+        fused = fuse.linear(vec, lex, bases, weights=options.weights, how=options.normalisation, unjudged=unjudged)
     clock.lap("fuse")
 
     ranked = rerank.apply_boosts(fused, options.boosts)
@@ -227,7 +231,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
 
     # Only what is shown needs its text: the chosen chunks, the evidence list, each listed
     # document's best chunk, and the floored ones (perf, issue 15).
-    documents = documents_of(vec, lex, bases, ranked, options)
+    documents = documents_of(vec, lex, bases, ranked, options,
+                             {d for d, _name, _n, done in waiting or () if done == 0} if judged else set())
     head = ranked[: max(EVIDENCE_MIN, options.k * 5)]
     try:
         texts = search.texts_for(index.store, {h.chunk_id for h in chosen + head} | {c for c, _ in floored}

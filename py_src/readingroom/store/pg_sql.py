@@ -198,6 +198,10 @@ MARK_EMBEDDED = "UPDATE chunks SET embedding = %s::vector, embedded = true WHERE
 MARK_ALL_EMBEDDED = "UPDATE chunks SET embedded = true WHERE NOT embedded"
 HAS_PENDING = "SELECT EXISTS (SELECT 1 FROM chunks WHERE NOT embedded)"
 EMBEDDED_COUNT = "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks WHERE NOT embedded)"
+PENDING_AMONG = """
+SELECT coalesce(json_agg(c.id), '[]')::text FROM chunks c
+WHERE NOT c.embedded AND c.id IN (SELECT value::bigint FROM json_array_elements_text(%s::json))
+"""
 PENDING_CHUNKS = """
 SELECT c.id, c.doc_id, d.name, c.idx, c.text, c.heading_path::text
 FROM chunks c JOIN documents d ON d.id = c.doc_id

@@ -175,6 +175,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id
 MARK_EMBEDDED = "UPDATE chunks SET embedded = 1 WHERE id = ? AND embedded = 0 RETURNING id"
 MARK_ALL_EMBEDDED = "UPDATE chunks SET embedded = 1 WHERE embedded = 0"
 HAS_PENDING = "SELECT EXISTS (SELECT 1 FROM chunks WHERE embedded = 0)"
+# Which of some chunks (a JSON array of ids) have no vector yet: fusion counts their words for both legs.
+PENDING_AMONG = """
+SELECT json_group_array(c.id) FROM chunks c
+WHERE c.embedded = 0 AND c.id IN (SELECT value FROM json_each(?))
+"""
 EMBEDDED_COUNT = "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunks WHERE embedded = 0)"
 # The next pending chunks after ?1, in id order, with what their embedding input is made of.
 PENDING_CHUNKS = """
