@@ -119,25 +119,45 @@ function toBindable(params) {
 }
 
 /**
+ * A failed statement as a value: {failed: message, code: SQLite's result code}. Python raises it
+ * as a StorageError. Thrown instead, the error would have to cross Pyodide's JS-to-Python
+ * exception conversion, which in Chromium 156 (Pyodide 0.27.7, in this worker) at times loses it
+ * and leaves Python a bare "SystemError: error return without exception set": a full disk then
+ * read as an internal error, not as a full disk.
+ */
+function failure(err) {
+  return { failed: String(err?.message ?? err), code: err?.resultCode ?? null };
+}
+
+/**
  * The `exec` and `query` calls of the readingroom_host contract, over the store's current
- * database (and its in-memory copy, when there is one).
+ * database (and its in-memory copy, when there is one). Neither throws: a failure is returned.
  */
 export function sqlHost(store) {
   return {
-    /** Run a script of one or more statements; no params, no result. */
+    /** Run a script of one or more statements; no params; undefined, or a failure. */
     exec(sql) {
       const text = String(sql);
-      if (!store.copy) store.db.exec(text);
-      else writeBoth(store, (db) => void db.exec(text));
+      try {
+        if (!store.copy) store.db.exec(text);
+        else writeBoth(store, (db) => void db.exec(text));
+      } catch (err) {
+        return failure(err);
+      }
+      return undefined;
     },
-    /** One statement with positional params; rows as arrays, blobs as Uint8Array. */
+    /** One statement with positional params; rows as arrays (blobs as Uint8Array), or a failure. */
     query(sql, params) {
       const text = String(sql);
       const bind = toBindable(params);
       const run = (db) => db.exec({ sql: text, bind, rowMode: 'array', returnValue: 'resultRows' });
-      if (!store.copy) return run(store.db);
-      if (isReadOnly(store, text)) return run(store.copy);
-      return writeBoth(store, run);
+      try {
+        if (!store.copy) return run(store.db);
+        if (isReadOnly(store, text)) return run(store.copy);
+        return writeBoth(store, run);
+      } catch (err) {
+        return failure(err);
+      }
     },
   };
 }

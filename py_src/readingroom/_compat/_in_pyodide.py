@@ -3,7 +3,8 @@
 The retrieval worker registers a JS module ``readingroom_host`` before importing us:
 
 - ``exec(sql)``: run a script; ``query(sql, params)``: one statement, rows as arrays,
-  blobs as ``Uint8Array`` (oo1 binds a blob only from a ``Uint8Array``);
+  blobs as ``Uint8Array`` (oo1 binds a blob only from a ``Uint8Array``); neither throws: a
+  failed statement comes back as ``{failed: message, code}`` (see sqlite-copy.js ``failure``);
 - ``embed(texts)`` (queries first) and ``embedBackground(texts)`` (ingestion) -> Promise<Float32Array
   n*dim>; ``countTokens(texts)`` -> Promise<Int32Array>;
 - ``progress(json)``: forwards an event to the page.
@@ -40,9 +41,11 @@ class BrowserStore:
 
     def execute_script(self, sql: str) -> None:
         try:
-            host.exec(sql)
-        except JsException as e:
+            out = host.exec(sql)
+        except JsException as e:  # the host returns its failures; this is anything else it hit
             raise StorageError(str(e)) from e
+        if out is not None:
+            raise StorageError(str(out.failed))
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         js_params = to_js([_to_js_param(p) for p in params])
@@ -50,6 +53,9 @@ class BrowserStore:
             rows = host.query(sql, js_params)
         except JsException as e:
             raise StorageError(str(e)) from e
+        failed = getattr(rows, "failed", None)  # rows are a JS array, which has no such property
+        if failed is not None:
+            raise StorageError(str(failed))
         return [_row_to_py(r) for r in rows.to_py()]
 
     def close(self) -> None:  # the worker owns the database handle
