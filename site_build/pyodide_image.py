@@ -36,9 +36,14 @@ SNAPSHOT_IMPORTS = [
     # `from __future__ import annotations` in every readingroom module; the wheels' unpacking
     "__future__", "tempfile", "zipfile",
 ]
+# The regular expressions readingroom compiles when it is imported (~100; in wasm, compiling them
+# is a good share of the import on every start) are compiled into the snapshot too: they wait
+# in `re`'s own cache, keyed by pattern and flags, so the import finds them. The list is read
+# from a native import of the same source at build time (``import_patterns``); a pattern that is
+# not there (another version of the code) is compiled as ever, so this only ever saves time.
 _SNAPSHOT_JS = r"""
 import { loadPyodide } from %(module)s;
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 const py = await loadPyodide({ indexURL: %(index)s, _makeSnapshot: true });
 const so = py.runPython(`
 import sys
@@ -47,31 +52,66 @@ for name in %(imports)s:
 [m for m, mod in sys.modules.items() if (getattr(mod, '__file__', '') or '').endswith('.so')]
 `).toJs();
 if (so.length) throw new Error('shared libraries loaded, cannot snapshot: ' + so.join(', '));
+py.globals.set('PATTERNS_JSON', readFileSync(%(patterns)s, 'utf8'));
+py.runPython(`
+import json, re
+for pattern, flags in json.loads(PATTERNS_JSON):
+    re.compile(pattern, flags)
+del PATTERNS_JSON
+`);
 writeFileSync(%(out)s, py.makeMemorySnapshot());
+"""
+_PATTERNS_PY = """
+import json, re, sys
+import numpy, asyncio  # their own patterns are compiled before ours either way
+before = set(re._cache)
+import readingroom.worker
+print(json.dumps(sorted([p, f] for t, p, f in re._cache if t is str and (t, p, f) not in before)))
 """
 
 
-def pyodide_snapshot() -> Path | None:
+def import_patterns(py_src: Path) -> list:
+    """``[pattern, flags]`` for each regular expression importing ``readingroom.worker`` compiles,
+    natively; empty (and said) when the native import fails."""
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(py_src)}
+    proc = subprocess.run([sys.executable, "-c", _PATTERNS_PY], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=300)
+    try:
+        return json.loads(proc.stdout) if proc.returncode == 0 else []
+    except ValueError:
+        return []
+    finally:
+        if proc.returncode != 0:
+            log("readingroom's regular expressions are not in the snapshot: the native import failed")
+
+
+def pyodide_snapshot(py_src: Path = ROOT / "py_src") -> Path | None:
     """The gzipped snapshot for the pinned Pyodide, made once with node and cached by inputs."""
     node = shutil.which("node")
     if node is None:
         log("no node on PATH: building without a Pyodide memory snapshot (slower first start)")
         return None
     pyodide = NODE_MODULES / "pyodide"
+    patterns = json.dumps(import_patterns(py_src))
     key = hashlib.sha256("\n".join([
         *(sha for src, _dest, sha in NPM_FILES if src.startswith("pyodide/")),
-        _SNAPSHOT_JS, json.dumps(SNAPSHOT_IMPORTS)]).encode()).hexdigest()[:16]
+        _SNAPSHOT_JS, json.dumps(SNAPSHOT_IMPORTS), patterns]).encode()).hexdigest()[:16]
     out = CACHE / "pyodide-snapshot" / f"snapshot-{key}.bin.gz"
     if out.is_file():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     raw = out.with_name(f"{out.stem}.{os.getpid()}.raw")
+    listed = out.with_name(f"{out.stem}.{os.getpid()}.patterns.json")
+    listed.write_text(patterns, "utf-8")
     script = _SNAPSHOT_JS % {"module": json.dumps((pyodide / "pyodide.mjs").as_uri()),
                              "index": json.dumps(str(pyodide) + "/"), "out": json.dumps(str(raw)),
-                             "imports": json.dumps(SNAPSHOT_IMPORTS)}
+                             "imports": json.dumps(SNAPSHOT_IMPORTS), "patterns": json.dumps(str(listed))}
     log("making the Pyodide memory snapshot (once; about 10 s)")
     proc = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
+    listed.unlink(missing_ok=True)
     if proc.returncode != 0 or not raw.is_file():
         lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
         log(f"no Pyodide memory snapshot: {lines[-1]}")

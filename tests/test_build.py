@@ -54,6 +54,42 @@ def test_the_pyodide_memory_snapshot_is_made_in_node_and_listed(tmp_path):
     assert build.snapshot_manifest(tmp_path / "empty") is None
 
 
+def test_the_snapshot_holds_readingroom_s_regular_expressions_compiled(tmp_path):
+    """The patterns importing readingroom compiles wait in the restored interpreter's ``re``
+    cache, so the page's import does not compile them again."""
+    import gzip
+    import json
+    import shutil
+    import subprocess
+
+    from site_build.pins import NODE_MODULES
+    from site_build.pyodide_image import import_patterns
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the build ships no snapshot")
+    patterns = import_patterns(build.PY_SRC)
+    assert any("\\w" in p or "\\s" in p for p, _ in patterns) and len(patterns) > 50
+    raw = tmp_path / "snapshot.bin"
+    with gzip.open(build.pyodide_snapshot()) as src, open(raw, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    (tmp_path / "patterns.json").write_text(json.dumps(patterns))
+    script = f"""
+import {{ loadPyodide }} from {json.dumps((NODE_MODULES / "pyodide" / "pyodide.mjs").as_uri())};
+import {{ readFileSync }} from 'node:fs';
+const py = await loadPyodide({{ indexURL: {json.dumps(str(NODE_MODULES / "pyodide") + "/")},
+                               _loadSnapshot: readFileSync({json.dumps(str(raw))}) }});
+py.globals.set('PATTERNS_JSON', readFileSync({json.dumps(str(tmp_path / "patterns.json"))}, 'utf8'));
+console.log(py.runPython(`
+import json, re
+cached = {{(p, f) for t, p, f in re._cache}}
+[p for p, f in json.loads(PATTERNS_JSON) if (p, f) not in cached]
+`).length);
+"""
+    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "0"  # none of them missing
+
+
 def test_the_site_image_lays_out_the_wheels_and_bytecode_and_is_reproducible(tmp_path):
     import gzip
     import hashlib
