@@ -78,13 +78,16 @@ def import_patterns(py_src: Path) -> list:
     env = {**os.environ, "PYTHONPATH": str(py_src)}
     proc = subprocess.run([sys.executable, "-c", _PATTERNS_PY], capture_output=True, text=True, env=env,
                           cwd=ROOT, timeout=300)
-    try:
-        return json.loads(proc.stdout) if proc.returncode == 0 else []
-    except ValueError:
-        return []
-    finally:
-        if proc.returncode != 0:
-            log("readingroom's regular expressions are not in the snapshot: the native import failed")
+    if proc.returncode == 0:
+        try:
+            return json.loads(proc.stdout)
+        except ValueError:
+            why = "its native import printed something other than the list of patterns"
+    else:
+        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
+        why = f"its native import failed ({lines[-1]})"
+    log(f"readingroom's regular expressions are not in the snapshot: {why}")
+    return []
 
 
 def pyodide_snapshot(py_src: Path = ROOT / "py_src") -> Path | None:

@@ -105,6 +105,8 @@ def order(s: Scored) -> list[int]:
             return led
     if s.question.kind == "yesno":
         decides, share = F.NAMES.index("decides"), F.NAMES.index("share")
+        if s.features[idx[0], decides]:
+            return idx  # the best sentence already decides it
         led = _lead(s, idx, YESNO_REACH, lambda i: bool(s.features[i, decides]) and s.features[i, share] >= YESNO_TERMS)
         if led:
             return led
