@@ -35,6 +35,8 @@ SNAPSHOT_IMPORTS = [
     "ctypes", "pickle", "platform", "numbers", "gettext", "html.entities",
     # `from __future__ import annotations` in every readingroom module; the wheels' unpacking
     "__future__", "tempfile", "zipfile",
+    # imported by readingroom's import from Pyodide's stdlib zip, which holds sources only
+    "base64", "unicodedata",
 ]
 # The regular expressions readingroom compiles when it is imported (~100; in wasm, compiling them
 # is a good share of the import on every start) are compiled into the snapshot too: they wait

@@ -254,6 +254,11 @@ def test_a_yes_no_question_is_answered_by_the_sentence_that_decides_it():
     assert A.select(_scored(texts, [4.0, 1.4], q))[0].text == texts[0]
     # and a wh-question keeps the model's order
     assert A.select(_scored(texts, [2.0, 1.4], "What is a range object?"))[0].text == texts[0]
+    # a best sentence that already decides it stays first, even beside one sharing more words
+    q = "Is there a maximum size for a Python integer?"
+    texts = ["There is no limit for the length of integer literals apart from what can be stored in memory.",
+             "Future versions of Python may add types, such as efficiently stored arrays of integers."]
+    assert A.select(_scored(texts, [0.13, -0.6], q))[0].text == texts[0]
 
 
 def test_a_question_about_a_condition_is_answered_by_the_sentence_that_states_it():

@@ -43,6 +43,8 @@ ASK_RETRIEVAL = {"k": 10, "cap_per_key": 4}
 
 @dataclass
 class Answer:
+    """A question's answer: the quick answer's sentences, whether the documents cover it, and the retrieval it drew on."""
+
     question: str
     standalone_query: str
     retrieval: RetrievalResult

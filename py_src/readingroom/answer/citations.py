@@ -73,6 +73,8 @@ def makes_no_claim(text: str) -> bool:
 
 @dataclass
 class Unit:
+    """One sentence of a written answer with the passages it cites and the citations that do not exist."""
+
     sentence: sentences.Sentence
     cites: list[int]
     missing: list[int]
@@ -81,6 +83,8 @@ class Unit:
 
 @dataclass
 class Plan:
+    """What checking a written answer needs: its sentences, the cited passages and their sentences."""
+
     units: list[Unit] = field(default_factory=list)
     passages: dict[int, str] = field(default_factory=dict)
     passage_sentences: dict[int, list[str]] = field(default_factory=dict)

@@ -31,6 +31,8 @@ NAMES = ("best_logit", "sentence_sim", "passage_sim", "words", "known", "missing
 
 @dataclass(frozen=True)
 class Evidence:
+    """What the coverage model reads to decide whether the documents answer a question."""
+
     best_logit: float | None  # the sentence model's best logit (None: no candidate sentence)
     passage_sim: float | None  # best cosine of a packed passage (None: no vectors)
     sentence_sim: float | None  # best cosine of a candidate sentence

@@ -43,6 +43,8 @@ _GENERIC = frozenset("""what how why when where which who whom whose does do did
 
 @dataclass(frozen=True)
 class Turn:
+    """An earlier turn of a conversation: the question, the query it became, the answer shown."""
+
     question: str
     standalone_query: str | None = None
     answer: str | None = None

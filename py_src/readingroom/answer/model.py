@@ -28,6 +28,8 @@ WEIGHTS = Path(__file__).with_name("weights.json")
 
 @dataclass(frozen=True)
 class SentenceModel:
+    """The learned sentence scorer (weights.json): standardised features, one tanh layer, one logit."""
+
     names: tuple[str, ...]
     mean: np.ndarray
     scale: np.ndarray
@@ -53,6 +55,8 @@ class SentenceModel:
 
 @dataclass(frozen=True)
 class CoverageModel:
+    """The learned coverage model (weights.json): logistic regression and the threshold it was calibrated to."""
+
     names: tuple[str, ...]
     mean: np.ndarray
     scale: np.ndarray

@@ -34,6 +34,8 @@ CONDITION_SHARE = 0.5  # ...if one of its condition clauses holds at least half 
 
 @dataclass(frozen=True)
 class Quick:
+    """One quoted sentence of the quick answer, with its citation number and its place in the document."""
+
     text: str
     n: int
     doc_name: str

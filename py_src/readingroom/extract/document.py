@@ -19,6 +19,8 @@ TABLE_PIECE_TOKENS = 180
 
 @dataclass(frozen=True)
 class Section:
+    """Extracted text under one heading path (and the page it starts on, for PDFs)."""
+
     heading_path: tuple[str, ...]
     text: str
     page: int | None = None

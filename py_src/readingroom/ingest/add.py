@@ -32,6 +32,8 @@ EMBED_BATCH = 64
 
 @dataclass(frozen=True)
 class Outcome:
+    """What adding one file did: added, replaced, unchanged or an error, with its chunk counts."""
+
     name: str
     status: str  # added | replaced | unchanged | error
     doc_id: int | None = None

@@ -25,6 +25,8 @@ BUNDLE_VERSION_KEY = "bundle_version"
 
 @dataclass(frozen=True)
 class Merged:
+    """What merging a bundled library into the user's did."""
+
     version: str
     documents: int
     chunks: int

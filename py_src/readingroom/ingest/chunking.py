@@ -26,6 +26,8 @@ _WORD = re.compile(r"\S+\s*")
 
 @dataclass(frozen=True)
 class ChunkSettings:
+    """How text is cut into chunks: target and overlap in model tokens, heading depth kept."""
+
     target_tokens: int = 200  # leaves room under the model's 256 for the heading prefix
     overlap_tokens: int = 30
     max_heading_depth: int = 6
@@ -33,6 +35,8 @@ class ChunkSettings:
 
 @dataclass(frozen=True)
 class _Unit:
+    """A piece chunks are made of (a sentence or a line), by character offsets and tokens."""
+
     start: int
     end: int
     tokens: int
@@ -40,6 +44,8 @@ class _Unit:
 
 @dataclass(frozen=True)
 class _Section:
+    """A stretch of the text under one heading path, by character offsets."""
+
     start: int
     end: int
     heading_path: tuple[str, ...]

@@ -29,6 +29,8 @@ BATCH = 32
 
 @dataclass(frozen=True)
 class Reindexed:
+    """What re-embedding a library did."""
+
     documents: int
     chunks: int
     reason: str | None = None  # no_documents: nothing to re-embed (the provenance is updated)

@@ -15,6 +15,8 @@ MAX_QUERY_CHARS = 2000  # longer text is cut (and said so in stats): no one type
 
 @dataclass(frozen=True)
 class Options:
+    """Every setting of one retrieval: mode, legs, fusion, reranking, filters, packing."""
+
     k: int = 8  # chunks kept after reranking, before merging into spans
     mode: str = "hybrid"  # hybrid | vector | lexical
     candidates: int = 100  # per leg

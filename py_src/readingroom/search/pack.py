@@ -21,6 +21,8 @@ MIN_TRIM_TOKENS = 24  # a trimmed piece smaller than this helps nobody
 
 @dataclass(frozen=True)
 class Packed:
+    """The spans that fit the token budget, in citation order, and what was trimmed or left out."""
+
     spans: list[Span] = field(default_factory=list)  # in citation order: [1], [2], ...
     trimmed: list[int] = field(default_factory=list)  # positions in ``spans``
     dropped: list[Span] = field(default_factory=list)

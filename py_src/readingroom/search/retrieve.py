@@ -29,6 +29,8 @@ EVIDENCE_MIN = 50
 
 @dataclass(frozen=True)
 class DocumentCandidate:
+    """A document in the ranking of documents, with its best chunk's snippet."""
+
     doc_id: int
     name: str
     doc_type: str
@@ -42,6 +44,8 @@ class DocumentCandidate:
 
 @dataclass
 class RetrievalResult:
+    """One retrieval: merged spans, documents, evidence with why each was dropped, the packed context and stats."""
+
     query: str
     results: list[Span] = field(default_factory=list)
     documents: list[DocumentCandidate] = field(default_factory=list)

@@ -65,6 +65,8 @@ Phrase = tuple[str, ...]  # words, in order; one word is a phrase of one
 
 @dataclass(frozen=True)
 class Parsed:
+    """A query as its syntax reads it: phrases wanted, needed and excluded, and how it was read."""
+
     mode: str
     any_of: tuple[Phrase, ...] = ()  # optional: a chunk matching any of these (ranked)
     all_of: tuple[tuple[Phrase, ...], ...] = ()  # each group is needed: one of its phrases

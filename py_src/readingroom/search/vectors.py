@@ -85,6 +85,8 @@ def _bits(rows: np.ndarray, centre: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class VectorMatrix:
+    """A library's vectors in memory: float rows, or int8 codes with scales, and sign bits for the first pass."""
+
     ids: np.ndarray  # int64 chunk ids, ascending
     rows: np.ndarray | None  # float32 [n, dim], L2-normalised (zero rows stay zero)
     codes: np.ndarray | None = None  # int8 [n, dim] when rows is None; row ~= codes * scales

@@ -27,6 +27,8 @@ UNFINISHED = "unfinished"  # meta key: names of the documents an add is still wo
 
 @dataclass(frozen=True)
 class Provenance:
+    """What an index was built with: the model, its dimension, the chunker and schema versions."""
+
     model_id: str
     dim: int
     chunker_version: str = CHUNKER_VERSION
@@ -43,6 +45,8 @@ class Provenance:
 
 @dataclass(frozen=True)
 class StoredDocument:
+    """A stored document as the library lists it."""
+
     id: int
     name: str
     doc_type: str

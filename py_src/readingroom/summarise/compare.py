@@ -22,6 +22,8 @@ WORD_THRESHOLD = 0.25  # the same for the words-only fallback
 
 @dataclass
 class Comparison:
+    """Two documents' points matched by meaning, and those only one of them has."""
+
     pairs: list[tuple[int, int, float]] = field(default_factory=list)  # (index in a, index in b, sim)
     only_a: list[int] = field(default_factory=list)
     only_b: list[int] = field(default_factory=list)

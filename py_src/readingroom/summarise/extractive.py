@@ -81,6 +81,8 @@ class Point:
 
 @dataclass
 class Extract:
+    """A document's extractive summary: its quoted points and what the document held."""
+
     points: list[Point] = field(default_factory=list)
     sentences: int = 0  # quotable sentences the document holds
     sections: int = 0
@@ -96,6 +98,8 @@ def target_length(tokens: int) -> int:
 
 @dataclass
 class _Cand:
+    """A sentence that may become a point of the summary, with its place in the document."""
+
     text: str
     start: int
     end: int

@@ -74,6 +74,8 @@ class DocRef:
 
 @dataclass(frozen=True)
 class Route:
+    """What a question asks for (passages, a summary or a comparison) and of which documents."""
+
     kind: str  # passages | summary | compare
     doc_ids: tuple[int, ...] = ()
     named: bool = False  # the documents were named in the question (not taken from the scope)

@@ -44,6 +44,8 @@ NOTES = {
 
 @dataclass
 class Summarised:
+    """A summary or comparison answer: its outline blocks and the spans its [n] cite."""
+
     question: str
     kind: str
     route: Route | None = None

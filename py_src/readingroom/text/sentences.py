@@ -40,6 +40,8 @@ _END = re.compile(r"[.!?…]+[\"'”’)\]*_`]*(?:\s*\[\d+(?:\s*[,;]\s*\d+)*\])*
 
 @dataclass(frozen=True)
 class Sentence:
+    """A sentence (or a line of code, a list item, a table row) by character offsets."""
+
     text: str
     start: int
     end: int
