@@ -270,6 +270,8 @@ BAD = [
     ("bomb.docx", zip_bomb, "zip_bomb", "zip bomb"),
     ("locked.docx", encrypted_docx, "encrypted", "password"),
     ("drm.epub", lambda: epub_bytes(drm=True), "encrypted", "DRM"),
+    ("nameless.epub", lambda: with_member(epub_bytes(), "META-INF/container.xml", "<container/>"), "corrupt",
+     "names no package file"),
     ("pictures.pptx", lambda: pptx_bytes(image_only=True), "empty_document", "only pictures"),
     ("lying.docx", lambda: b"%PDF-1.4\n" + bytes(100), "wrong_type", "is a PDF"),
     ("sheet.docx", lambda: xlsx_bytes(), "wrong_type", "is an Excel workbook"),

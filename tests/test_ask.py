@@ -14,6 +14,7 @@ import pytest
 from helpers import ROOT, OtherModel, run
 from stand_in_chat import StandInChat
 from readingroom import Library, NewDocument, reasons, worker
+from readingroom.answer import ask as ask_module
 from readingroom.errors import BadInput
 
 DOCS = [
@@ -65,7 +66,22 @@ def test_odd_questions_get_a_quick_answer_or_a_typed_reason(notes, question):
     if a["quick"]:
         assert a["covered"] and all(notes_text(q) for q in a["quick"])
     else:
-        assert a["reason"] in ("not_covered", "empty_query", "no_sentence") and a["message"]
+        assert a["reason"] in ("not_covered", "empty_query", "no_sentence", "vague_question") and a["message"]
+
+
+def test_a_question_that_names_nothing_says_so_and_shows_the_closest_passages(notes):
+    """A first question without a word that names a subject gets no quoted sentence (any would
+    be chance) but a sentence asking for one, with the passages found; after an earlier turn the
+    same "Why?" is a follow-up about that turn, and answered."""
+    for q in ("why?", "Is it?", "the of and to it is was", "???", "What is that?"):
+        a = run(notes.ask(q)).to_dict()
+        assert (a["covered"], a["reason"], a["quick"]) == (False, "vague_question", []), q
+        assert a["message"] == reasons.message("vague_question")
+    for q in ("What does ** do?", "And !a?", "🚲🚲?", "x < y?"):  # an operator, a flag, a pictograph
+        assert not ask_module.names_nothing(q), q
+    a = run(notes.ask("Why?", ["Can I run the kettle empty?"])).to_dict()
+    assert "kettle" in a["standalone_query"] and a["reason"] != "vague_question"
+    assert a["results"][0]["doc_name"] == "kettle.md"
 
 
 def test_one_long_sentence_and_a_document_of_code_only(library):

@@ -114,6 +114,15 @@ def test_bad_files_are_reported_and_the_rest_indexed(cli, tmp_path):
     if os.geteuid() != 0:  # root reads any file
         assert "locked.md" in p.stderr
     assert "1 indexed" in p.stdout or "2 indexed" in p.stdout
+    # one line per problem, without blank lines between them or a PDF library's own warnings
+    # ("EOF marker not found"); a progress line is rewritten in place (\r) and ended before
+    # the next message. Read as bytes: text mode would turn each \r into a line break.
+    raw = subprocess.run([sys.executable, "-m", "readingroom", "--index", str(tmp_path / "again.sqlite"), "index", str(d)],
+                         env=cli.env, capture_output=True, timeout=300).stderr.decode()
+    assert raw.endswith("\n") and "\n\n" not in raw, raw
+    for line in raw.split("\n")[:-1]:
+        shown = line.split("\r")[-1]
+        assert shown.startswith(("error: ", "note: ", "skipped: ")) or "chunks/s" in shown, raw
 
 
 def test_a_model_mismatch_is_refused(cli, notes, tmp_path):

@@ -16,6 +16,7 @@ OFFLINE = "offline"
 ERROR = "error"
 NOT_COVERED = "not_covered"  # ask: the coverage model says the documents do not answer it (answer/coverage.py)
 NO_SENTENCE = "no_sentence"  # ask: passages were found, but none holds a prose sentence to quote
+VAGUE = "vague_question"  # ask: the question names nothing ("why?" with no earlier turn, "is it?")
 
 MESSAGES = {
     EMPTY_QUERY: "Type a question first.",
@@ -30,6 +31,7 @@ MESSAGES = {
     NOT_COVERED: "Your documents do not seem to cover this.",
     NO_SENTENCE: "The passages found hold no sentence to quote as an answer (only code, tables or "
                  "headings): read them below.",
+    VAGUE: "Say what you are asking about: this question has no word that names a subject.",
 }
 
 

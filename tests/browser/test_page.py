@@ -208,6 +208,17 @@ def test_a_refused_question_still_shows_the_closest_passages_folded(page):
     assert "searched for: How much does a new bicycle cost in Paris?" in why and "covered: false (probability 0." in why
 
 
+def test_a_first_question_that_names_nothing_asks_for_a_subject(page):
+    """"Why?" opening a conversation quotes nothing, says what to do, offers no model to write
+    from it, and folds whatever passages it found."""
+    add(page, [KETTLE, BIKE])
+    t = ask(page, "Why?")
+    assert t["reason"] == "Say what you are asking about: this question has no word that names a subject." \
+        and t["quick"] == [] and t["sources"] == [], t
+    assert page.locator("#chat-1 .write-answer, #chat-1 .ask-anyway").count() == 0
+    assert page.locator("#chat-1 details.closest").count() == (1 if t["allSources"] else 0)
+
+
 def test_a_citation_shows_its_passage_and_opens_the_reader_at_the_sentence(page):
     add(page, [KETTLE, BIKE])
     t = ask(page, "How often should I descale the kettle?")

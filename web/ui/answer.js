@@ -15,6 +15,8 @@ export const sourcesOf = (answer) => (answer ? citedSources(answer) : []);
 
 // Markdown, text and HTML show their heading on a line of its own, as before.
 const HEADED = new Set(['md', 'txt', 'html']);
+// Answers without a quick answer whose passages are shown folded, as the closest ones found.
+const REFUSALS = ['not_covered', 'vague_question'];
 
 export function whereText(src) {
   const tail = HEADED.has(src.doc_type) ? '' : placeTail(src);
@@ -225,6 +227,8 @@ export function renderTurn(li, turn, on) {
   const actions = h('div', { class: 'answer-actions' });
   if (on.canWrite === false) {
     // no model chosen: the quick answer and its sources are the answer
+  } else if (turn.state === 'answered' && answer?.reason === 'vague_question') {
+    // nothing to write about until the question names something
   } else if (turn.state === 'answered' && answer?.reason === 'not_covered') {
     actions.append(h('button', { type: 'button', class: 'ask-anyway quiet', text: 'Ask the model anyway', onclick: on.write }));
   } else if (turn.state === 'answered' && sources.length) {
@@ -233,7 +237,7 @@ export function renderTurn(li, turn, on) {
   if (turn.state === 'answered' && turn.plan?.wait) actions.append(h('span', { class: 'muted', text: turn.plan.wait }));
   if (actions.childNodes.length) card.append(actions);
 
-  const refused = answer?.reason === 'not_covered' || Boolean(answer?.summary); // a summary's outline lists its sources
+  const refused = REFUSALS.includes(answer?.reason) || Boolean(answer?.summary); // a summary's outline lists its sources
   const cited = new Set([...quick.map((q) => q.n), ...citedIn(turn.generated, sources.length)]);
   const shown = refused ? [] : sources.map((src, i) => [i + 1, src]).filter(([n]) => cited.has(n) || !cited.size);
   const folded = sources.map((src, i) => [i + 1, src]).filter(([n]) => refused || (cited.size && !cited.has(n)));

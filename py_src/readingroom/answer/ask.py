@@ -11,6 +11,7 @@ and a message a person can act on, never an exception.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -22,6 +23,7 @@ from . import coverage, model as _model
 from ..errors import BadInput, Cancelled, EmbedderError
 from ..search.options import Options
 from ..records import Hit, Span
+from ..search.fts import content_words
 from ..search.retrieve import RetrievalResult, retrieve
 from ..seams import Embedder
 
@@ -148,14 +150,19 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
     out.reason = failed or out.reason
     lap("embed")
     scored, ev = _answer.decide(standalone, cands, qvec, vecs, spans, result.evidence)
-    out.covered = bool(cands) and coverage.covered(ev)
+    # A question that names nothing ("why?" as a first question, "is it?") has no answer in
+    # any document: any sentence quoted for it would be chance. Its sources still show.
+    vague = names_nothing(standalone)
+    out.covered = bool(cands) and not vague and coverage.covered(ev)
+    if vague and out.reason is None:
+        out.reason = reasons.VAGUE
     out.quick = _answer.select(scored) if out.covered else []
     if not out.covered and out.reason is None:
         out.reason = reasons.NO_SENTENCE if spans and not cands else reasons.NOT_COVERED
     out.message = reasons.message(out.reason)
     if out.reason == reasons.NOT_COVERED and ev.missing:
         out.message += f" Nothing found mentions “{ev.missing}”."
-    if out.reason not in (None, reasons.NOT_COVERED, reasons.NO_SENTENCE) and not out.covered:
+    if out.reason not in (None, reasons.NOT_COVERED, reasons.NO_SENTENCE, reasons.VAGUE) and not out.covered:
         out.message += " " + reasons.message(reasons.NOT_COVERED)
     sent = result.packed if own["model_budget"] is None else pack.prefix(result.packed, own["model_budget"])
     out.messages = prompt.messages(q, pack.context_text(sent), turns, own["history_budget"])
@@ -163,6 +170,17 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
     out.brief_messages = prompt.brief_messages(q, [(s.n, s.text) for s in out.quick])
     lap("select")
     return _done(out, ms, t0, ev)
+
+
+# What a question names besides words: a mark glued to the front of a word ("!a", "-v", "@x"),
+# or any mark that is not a sentence's own punctuation (operators "**" "<", symbols, "🚲").
+_NAMES_BY_MARKS = re.compile(r"[^\w\s'’]\w|[^\w\s.,?!;:'\"()\[\]…¿¡«»“”‘’-]")
+
+
+def names_nothing(question: str) -> bool:
+    """Nothing to look for: no word but stopwords ("why?", "is it?", "the of and to") and no
+    code or symbol either ("What does ** do?", "And !a?", "🚲?" each name something)."""
+    return not content_words(question) and not _NAMES_BY_MARKS.search(question)
 
 
 def _done(out: Answer, ms: dict, t0: float, ev: coverage.Evidence | None) -> Answer:

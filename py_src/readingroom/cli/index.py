@@ -44,6 +44,12 @@ class Progress:
     def __init__(self, total_files: int, quiet: bool):
         self.total, self.quiet, self.chunks, self.secs = total_files, quiet, 0, 0.0
         self.started: float | None = None
+        self.line_open = False  # a progress line is on screen without its newline
+
+    def say(self, text: str) -> None:
+        """A line of its own on stderr, after ending the progress line if one is open."""
+        print(("\n" if self.line_open else "") + text, file=sys.stderr)
+        self.line_open = False
 
     def __call__(self, event: dict) -> None:
         now = time.perf_counter()
@@ -65,6 +71,7 @@ class Progress:
         else:
             return
         print(f"\r{line}  [{rate:.1f} chunks/s]".ljust(90), end="", file=sys.stderr, flush=True)
+        self.line_open = True
 
 
 def cmd_index(args) -> int:
@@ -87,19 +94,19 @@ def cmd_index(args) -> int:
                 before = f.stat()
                 data = f.read_bytes()
             except OSError as e:
-                print(f"\nerror: {f}: {e.strerror or e}", file=sys.stderr)
+                progress.say(f"error: {f}: {e.strerror or e}")
                 failures += 1
                 continue
             doc = NewDocument(name=name, data=data, doc_type=SUFFIXES.get(f.suffix.lower(), "txt"))
             [outcome] = run_sync(lib.add([doc], progress=progress, then=names[n:]))
             after = f.stat() if f.exists() else None
             if after is None or (after.st_mtime_ns, after.st_size) != (before.st_mtime_ns, before.st_size):
-                print(f"\nerror: {f} changed while it was being indexed; run index again", file=sys.stderr)
+                progress.say(f"error: {f} changed while it was being indexed; run index again")
                 failures += 1
             for note in outcome.notes:
-                print(f"\nnote: {note}", file=sys.stderr)
+                progress.say(f"note: {note}")
             if outcome.status == "error":
-                print(f"\nerror: {outcome.error['message']}", file=sys.stderr)
+                progress.say(f"error: {outcome.error['message']}")
                 failures += 1
             elif outcome.status == "unchanged":
                 unchanged += 1
@@ -111,7 +118,7 @@ def cmd_index(args) -> int:
     finally:
         lib.close()
     secs = time.perf_counter() - t0
-    if not args.quiet:
+    if progress.line_open:
         print("", file=sys.stderr)
     print(f"{added} indexed, {unchanged} unchanged, {pruned} pruned, {len(skipped)} skipped, {failures} failed; "
           f"{chunks} chunks in {secs:.1f} s ({chunks / max(secs, 1e-9):.1f} chunks/s)")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from ..ingest.chunking import markdown_sections
-from ..errors import EmptyDocument, Encrypted
+from ..errors import CorruptFile, EmptyDocument, Encrypted
 from .document import Document, Section
 from .html import _Text, html_to_text
 from .text import markdown_tables
@@ -79,6 +79,8 @@ def read(name: str, data: bytes) -> Document:
     _check_drm(pkg, name)
     rootfile = next((r.get("full-path", "") for r in pkg.xml("META-INF/container.xml").iter()
                      if local(r.tag) == "rootfile"), "")
+    if not rootfile:
+        raise CorruptFile(f"{name} is damaged or not an EPUB e-book: its META-INF/container.xml names no package file")
     opf = pkg.xml(rootfile)
     manifest = {i.get("id", ""): (resolve(rootfile, unquote(i.get("href", ""))), i.get("media-type", ""),
                                   i.get("properties", "")) for i in opf.iter(f"{OPF}item")}

@@ -5,6 +5,7 @@ which does everything else in Python, so the clean-up is one implementation."""
 from __future__ import annotations
 
 import io
+import logging
 
 from ..errors import BadInput, Encrypted
 from .document import Document
@@ -54,6 +55,9 @@ def pdf_pages(name: str, data: bytes, fonts: list | None = None) -> tuple[list[s
         from pypdf.errors import PdfReadError
     except ImportError as e:  # pragma: no cover - packaging error
         raise BadInput("reading PDFs natively needs pypdf: pip install 'readingroom[native]'") from e
+    # pypdf logs what it repairs ("EOF marker not found") as warnings, which Python prints on
+    # stderr when nothing is set up to hear them; what cannot be read is reported as BadInput.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:

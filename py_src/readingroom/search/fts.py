@@ -30,12 +30,19 @@ STOPWORDS = frozenset(
 )
 
 
+def _words(text: str) -> list[str]:
+    """Distinct lower-cased word tokens in first-seen order."""
+    return list(dict.fromkeys(m.group() for m in _TOKEN.finditer(text.lower())))
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that are not stopwords: what a question is about ("why?" has none)."""
+    return [w for w in _words(text) if w not in STOPWORDS]
+
+
 def terms(text: str) -> list[str]:
     """Distinct lower-cased word tokens in first-seen order, stopwords dropped if possible."""
-    seen: dict[str, None] = {}
-    for m in _TOKEN.finditer(text.lower()):
-        seen.setdefault(m.group(), None)
-    words = list(seen)
+    words = _words(text)
     content = [w for w in words if w not in STOPWORDS]
     return (content or words)[:MAX_TERMS]
 
