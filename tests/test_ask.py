@@ -79,6 +79,8 @@ def test_a_question_that_names_nothing_says_so_and_shows_the_closest_passages(no
         assert a["message"] == reasons.message("vague_question")
     for q in ("What does ** do?", "And !a?", "🚲🚲?", "x < y?"):  # an operator, a flag, a pictograph
         assert not ask_module.names_nothing(q), q
+    # a follow-up of a question that named nothing names nothing either ("why? (why)")
+    assert run(notes.ask("why?", ["why?"])).to_dict()["reason"] == "vague_question"
     a = run(notes.ask("Why?", ["Can I run the kettle empty?"])).to_dict()
     assert "kettle" in a["standalone_query"] and a["reason"] != "vague_question"
     assert a["results"][0]["doc_name"] == "kettle.md"

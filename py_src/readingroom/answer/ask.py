@@ -172,9 +172,10 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
     return _done(out, ms, t0, ev)
 
 
-# What a question names besides words: a mark glued to the front of a word ("!a", "-v", "@x"),
+# What a question names besides words: a mark glued to the front of a word ("!a", "-v", "@x";
+# not an opening bracket or quote),
 # or any mark that is not a sentence's own punctuation (operators "**" "<", symbols, "🚲").
-_NAMES_BY_MARKS = re.compile(r"[^\w\s'’]\w|[^\w\s.,?!;:'\"()\[\]…¿¡«»“”‘’-]")
+_NAMES_BY_MARKS = re.compile(r"[^\w\s'’\"“‘(\[¿¡«]\w|[^\w\s.,?!;:'\"()\[\]…¿¡«»“”‘’-]")
 
 
 def names_nothing(question: str) -> bool:
