@@ -144,16 +144,17 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
         out.message = reasons.message(out.reason, result.stats.get("error"))
         return _done(out, ms, t0, None)
     spans = result.packed.spans
-    cands = _answer.prepare(standalone, spans, span_pieces(index, result, spans), result.evidence)
+    # A question that names nothing ("why?" as a first question, "is it?") has no answer in
+    # any document: any sentence quoted for it would be chance, so none is scored. Its
+    # sources still show.
+    vague = names_nothing(standalone)
+    cands = [] if vague else _answer.prepare(standalone, spans, span_pieces(index, result, spans), result.evidence)
     lap("sentences")
     qvec, vecs, failed = await embed_candidates(embedder, standalone, cands, result, cancelled)
     out.reason = failed or out.reason
     lap("embed")
     scored, ev = _answer.decide(standalone, cands, qvec, vecs, spans, result.evidence)
-    # A question that names nothing ("why?" as a first question, "is it?") has no answer in
-    # any document: any sentence quoted for it would be chance. Its sources still show.
-    vague = names_nothing(standalone)
-    out.covered = bool(cands) and not vague and coverage.covered(ev)
+    out.covered = bool(cands) and coverage.covered(ev)
     if vague and out.reason is None:
         out.reason = reasons.VAGUE
     out.quick = _answer.select(scored) if out.covered else []
@@ -173,8 +174,8 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
 
 
 # What a question names besides words: a mark glued to the front of a word ("!a", "-v", "@x";
-# not an opening bracket or quote),
-# or any mark that is not a sentence's own punctuation (operators "**" "<", symbols, "🚲").
+# not an opening bracket or quote), or any mark that is not a sentence's own punctuation
+# (operators "**" "<", symbols, "🚲").
 _NAMES_BY_MARKS = re.compile(r"[^\w\s'’\"“‘(\[¿¡«]\w|[^\w\s.,?!;:'\"()\[\]…¿¡«»“”‘’-]")
 
 

@@ -42,9 +42,7 @@ def content_words(text: str) -> list[str]:
 
 def terms(text: str) -> list[str]:
     """Distinct lower-cased word tokens in first-seen order, stopwords dropped if possible."""
-    words = _words(text)
-    content = [w for w in words if w not in STOPWORDS]
-    return (content or words)[:MAX_TERMS]
+    return (content_words(text) or _words(text))[:MAX_TERMS]
 
 
 def match_expression(text: str) -> str | None:
