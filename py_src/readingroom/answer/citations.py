@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from ..text import sentences
-from ..search.fts import STOPWORDS, terms
+from ..search.fts import content_words
 
 SUPPORT_THRESHOLD = 0.65  # calibrated on tests/citation_pairs.py: see the module docstring
 MAX_ANSWER_SENTENCES = 60
@@ -65,8 +65,7 @@ def strip_citations(text: str) -> str:
 def makes_no_claim(text: str) -> bool:
     """A connective, a heading, or a statement that the documents do not say something."""
     words = strip_citations(text)
-    content = [t for t in terms(words) if t not in STOPWORDS]
-    if not content or len(words.split()) < 3 or _REFUSAL.search(words):
+    if not content_words(words) or len(words.split()) < 3 or _REFUSAL.search(words):
         return True
     return len(words.split()) <= 6 and bool(_CONNECTIVE.match(words))  # "Here is what I found."
 

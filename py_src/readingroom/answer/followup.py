@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from ..search.fts import STOPWORDS, terms
+from ..search.fts import MAX_TERMS, STOPWORDS, content_words
 
 MAX_TURNS = 20  # only recent turns matter; a 200-turn history costs no more than this
 
@@ -73,7 +73,7 @@ def turns(history: Iterable[Any] | None, limit: int = MAX_TURNS) -> list[Turn]:
 
 def own_terms(text: str) -> list[str]:
     """The words that carry a question's subject: not stopwords, not question verbs."""
-    return [t for t in terms(text) if t not in STOPWORDS and t not in _GENERIC]
+    return [t for t in content_words(text)[:MAX_TERMS] if t not in _GENERIC]
 
 
 def is_followup(question: str) -> bool:

@@ -40,9 +40,17 @@ def content_words(text: str) -> list[str]:
     return [w for w in _words(text) if w not in STOPWORDS]
 
 
+def word_terms(words: list[str]) -> list[str]:
+    """Words already cut from a text: distinct, in first-seen order, stopwords dropped if
+    anything else is left, at most ``MAX_TERMS``."""
+    distinct = list(dict.fromkeys(words))
+    content = [w for w in distinct if w not in STOPWORDS]
+    return (content or distinct)[:MAX_TERMS]
+
+
 def terms(text: str) -> list[str]:
     """Distinct lower-cased word tokens in first-seen order, stopwords dropped if possible."""
-    return (content_words(text) or _words(text))[:MAX_TERMS]
+    return word_terms(_TOKEN.findall(text.lower()))
 
 
 def match_expression(text: str) -> str | None:

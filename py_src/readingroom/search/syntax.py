@@ -27,7 +27,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .fts import MAX_TERMS, STOPWORDS
+from .fts import MAX_TERMS, STOPWORDS, word_terms
 from .porter import stem
 
 MODES = ("web", "plain", "phrase", "strict")
@@ -89,15 +89,8 @@ class Parsed:
         return {"mode": self.mode, "read_as": self.read_as, "note": self.note}
 
 
-def _content(ws: list[str]) -> list[str]:
-    """Distinct words, stop words dropped when anything else is left (as ``fts.terms``)."""
-    distinct = list(dict.fromkeys(ws))
-    content = [w for w in distinct if w not in STOPWORDS]
-    return (content or distinct)[:MAX_TERMS]
-
-
 def _plain(text: str, mode: str, note: str | None = None) -> Parsed:
-    return Parsed(mode, any_of=tuple((w,) for w in _content(words(text))), read_as="plain", note=note)
+    return Parsed(mode, any_of=tuple((w,) for w in word_terms(words(text))), read_as="plain", note=note)
 
 
 def parse(text: str, mode: str = "web") -> Parsed:
@@ -111,7 +104,7 @@ def parse(text: str, mode: str = "web") -> Parsed:
         ws = tuple(words(text))[:MAX_TERMS]
         return Parsed(mode, all_of=((ws,),) if ws else (), read_as="phrase")
     if mode == "strict":
-        return Parsed(mode, all_of=tuple(((w,),) for w in _content(words(text))), read_as="strict")
+        return Parsed(mode, all_of=tuple(((w,),) for w in word_terms(words(text))), read_as="strict")
     return _web(text)
 
 
