@@ -77,3 +77,15 @@ def test_chunks_cover_all_non_space_text_in_order(text, target, overlap):
         covered.update(range(c.start, c.end))
     assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
     assert [c.start for c in chunks] == sorted(c.start for c in chunks)
+
+
+def test_code_without_sentence_ends_is_cut_between_lines_not_inside_them():
+    # A source file has no full stops and often no blank lines: its chunks should start and
+    # end at whole lines (a reader shown "i in range(10):" has lost the "for").
+    text = "".join(f"total_{i} = compute(values[{i}], scale={i})\nprint(total_{i})\n" for i in range(120))
+    chunks = chunk_text(text, "txt", ChunkSettings(target_tokens=120, overlap_tokens=20))
+    assert len(chunks) > 3
+    for c in chunks:
+        assert c.start == 0 or text[c.start - 1] == "\n"
+        assert c.end == len(text) or text[c.end] == "\n"
+    assert any(b.start < a.end for a, b in zip(chunks, chunks[1:]))  # neighbours overlap by lines

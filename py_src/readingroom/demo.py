@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from .aio import run as run_sync
+from .ingest import code_digest
 from .ingest.add import NewDocument
 
 SOURCE = "Python language reference (pydoc_data.topics, PSF licence)"
@@ -27,9 +28,12 @@ def documents() -> list[NewDocument]:
 
 
 def fingerprint() -> str:
+    """The topics' text and the code that chunks them: the build's cached index of this
+    corpus is made again when either changes."""
     h = hashlib.sha256()
     for d in documents():
         h.update(d.name.encode() + b"\0" + (d.text or "").encode() + b"\0")
+    code_digest.update(h)
     return h.hexdigest()[:16]
 
 

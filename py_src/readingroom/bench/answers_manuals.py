@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..aio import run as run_sync
+from ..ingest import code_digest
 from . import answer_scores as sc
 from .stats import load_average as load
 
@@ -27,8 +28,6 @@ DATA = Path(__file__).resolve().parent / "data" / "answers" / "manuals.json"
 MANUAL_DIR = Path(os.environ.get("READINGROOM_R_MANUALS", "/usr/share/doc/r-doc-pdf/manual"))
 MANUALS = ("R-intro.pdf", "R-data.pdf", "R-FAQ.pdf", "R-lang.pdf", "R-admin.pdf")
 PREFIX = "r-manuals/"  # the documents' names in the index, as the questions' expected_topics give them
-_PKG = Path(__file__).resolve().parents[1]
-_READERS = ("extract", "ingest", "text")  # code whose change re-indexes
 
 
 class ManualsMissing(RuntimeError):
@@ -53,10 +52,7 @@ def fingerprint(files: list[Path]) -> str:
     h = hashlib.sha256()
     for f in files:
         h.update(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
-    for name in _READERS:
-        p = _PKG / name
-        for src in sorted(p.rglob("*.py")) if p.is_dir() else [p]:
-            h.update(src.relative_to(_PKG).as_posix().encode() + b"\0" + src.read_bytes())
+    code_digest.update(h)
     return h.hexdigest()[:16]
 
 

@@ -2,7 +2,7 @@
 
 Markdown is split at headings (a chunk never spans two sections, and keeps its heading
 path); text within a section, and plain text, is split at paragraphs, then sentences,
-then words when a piece is still too long. Every chunk is an exact slice of the source
+then lines, then words when a piece is still too long. Every chunk is an exact slice of the source
 (``text == source[start:end]``), which is what lets ``merge`` stitch overlapping
 neighbours back together without guessing.
 """
@@ -21,6 +21,7 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)")
+_LINE_END = re.compile(r"\n")
 _WORD = re.compile(r"\S+\s*")
 
 
@@ -103,7 +104,8 @@ def _split(text: str, start: int, end: int, pattern: re.Pattern) -> list[tuple[i
 
 
 def _units(text: str, start: int, end: int, target: int) -> list[_Unit]:
-    """Pieces no longer than ``target`` tokens: paragraphs, else sentences, else words."""
+    """Pieces no longer than ``target`` tokens: paragraphs, else sentences, else lines (code,
+    logs and lists have no sentence ends, so a chunk starts at a line's start), else words."""
     out: list[_Unit] = []
     for p0, p1 in _split(text, start, end, _PARAGRAPH_BREAK):
         n = tokens.estimate(text[p0:p1])
@@ -115,15 +117,27 @@ def _units(text: str, start: int, end: int, target: int) -> list[_Unit]:
             if n <= target:
                 out.append(_Unit(s0, s1, n))
                 continue
-            w_start, w_tokens = s0, 0
-            for w0, w1 in _split(text, s0, s1, _WORD):
-                wn = tokens.estimate(text[w0:w1])
-                if w_tokens and w_tokens + wn > target:
-                    out.append(_Unit(w_start, w0, w_tokens))
-                    w_start, w_tokens = w0, 0
-                w_tokens += wn
-            if s1 > w_start:
-                out.append(_Unit(w_start, s1, tokens.estimate(text[w_start:s1])))
+            for l0, l1 in _split(text, s0, s1, _LINE_END):
+                n = tokens.estimate(text[l0:l1])
+                if n <= target:
+                    out.append(_Unit(l0, l1, n))
+                else:
+                    out += _words(text, l0, l1, target)
+    return out
+
+
+def _words(text: str, start: int, end: int, target: int) -> list[_Unit]:
+    """A line too long for one chunk, in runs of whole words."""
+    out: list[_Unit] = []
+    w_start, w_tokens = start, 0
+    for w0, w1 in _split(text, start, end, _WORD):
+        wn = tokens.estimate(text[w0:w1])
+        if w_tokens and w_tokens + wn > target:
+            out.append(_Unit(w_start, w0, w_tokens))
+            w_start, w_tokens = w0, 0
+        w_tokens += wn
+    if end > w_start:
+        out.append(_Unit(w_start, end, tokens.estimate(text[w_start:end])))
     return out
 
 
