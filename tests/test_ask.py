@@ -100,6 +100,26 @@ def test_one_long_sentence_and_a_document_of_code_only(library):
         assert a["quick"] or (a["reason"] in ("not_covered", "no_sentence") and a["message"])
 
 
+
+def test_a_source_file_is_quoted_from_its_comments_and_docstrings_never_its_code(library):
+    # A .py file read as text has no full stops among its statements: a run of code read as
+    # one long "sentence" was quoted as the answer. Its prose is its comments and docstrings.
+    py = ("import sys\n\n\ndef total(values):\n    out = 0\n    for v in values:\n        out += v\n"
+          "    return out\n\n\ndef main():\n"
+          '    """Read the numbers from standard input, one per line, and print their total."""\n'
+          "    nums = [float(x) for x in sys.stdin]\n    print(total(nums))\n")
+    js = ("// The kettle reports its temperature to the server every ten seconds.\n"
+          "setInterval(function () {\n  send(kettle.temp)\n}, 10000)\n")
+    run(library.add([NewDocument("tool.py", text=py, doc_type="py"),
+                     NewDocument("kettle.js", text=js, doc_type="js")]))
+    a = run(library.ask("How does the tool read its numbers?")).to_dict()
+    assert [s["text"] for s in a["quick"]][:1] == [
+        "Read the numbers from standard input, one per line, and print their total."]
+    b = run(library.ask("How often does the kettle report its temperature?")).to_dict()
+    assert b["quick"] and b["quick"][0]["text"].startswith("The kettle reports its temperature")
+    for s in a["quick"] + b["quick"]:
+        assert "for v in values" not in s["text"] and "setInterval" not in s["text"]
+
 @pytest.mark.parametrize("question", ["", "   ", "\n\t"])
 def test_an_empty_question(notes, question):
     a = run(notes.ask(question)).to_dict()

@@ -211,3 +211,23 @@ def test_any_text_gives_exact_ordered_offsets(text):
         assert text[u.start:u.end] == u.text and u.text.strip() == u.text and u.text
         assert u.start >= last
         last = u.end
+
+
+def test_a_programs_sentences_are_its_comments_and_docstrings():
+    from readingroom.text.program_text import split_any
+
+    c = ("/* A block comment that explains\n * the purpose of this file. It has two sentences.\n */\n"
+         "#include <stdio.h>\nint x = 1;\n// Compute the answer to everything.\n// Then return it to the caller.\n"
+         "int f() { return 42; }\n")
+    units = split_any(c, "c")
+    assert [u.text for u in units] == ["A block comment that explains\n * the purpose of this file.",
+                                       "It has two sentences.", "Compute the answer to everything.",
+                                       "Then return it to the caller."]
+    py = ('def f(x):\n    """Return x doubled.\n\n    Twice the input, as a float.\n    """\n'
+          "    # Multiply by two here.\n    return 2.0 * x  # not a sentence\n")
+    units = split_any(py, "py")
+    assert [u.text for u in units] == ["Return x doubled.", "Twice the input, as a float.", "Multiply by two here."]
+    for text, kind in ((c, "c"), (py, "py")):
+        assert all(text[u.start:u.end] == u.text for u in split_any(text, kind))
+    assert split_any('{"a": "One sentence here. And another one."}', "json") == []  # data, no comments
+    assert [u.text for u in split_any("Plain prose. Two sentences.", "txt")] == ["Plain prose.", "Two sentences."]

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..text import sentences
+from ..text.line_kinds import PROGRAM_TYPES, looks_like_code
+from ..text.program_text import split_any
 from ..search.fts import terms
 from ..search.merge import Piece, to_document
 from ..records import Hit, Span
@@ -197,14 +199,15 @@ def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int, st
     sentence of a span, in order; a lead-in sentence comes with the list it introduces (its
     items are also quotable alone), a definition with its term."""
     out = []
-    units = sentences.split(span.text)
+    units = split_any(span.text, span.doc_type)  # a source file's sentences are its comments
+    program = span.doc_type in PROGRAM_TYPES
     for i, s in enumerate(units):
         if s.kind not in (sentences.PROSE, sentences.ITEM):
             continue
         last = with_list(units, i)
         start, end = with_term(units, i, span.text), units[last].end
         text = span.text[start:end]
-        if len(text.split()) < MIN_WORDS or len(text) > MAX_CHARS:
+        if len(text.split()) < MIN_WORDS or len(text) > MAX_CHARS or (program and looks_like_code(text)):
             continue
         a, b = to_document(ps, start), to_document(ps, end, end=True)
         if a is None or b is None or b[0] - a[0] != end - start:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+# Documents that are programs or data: only their comments and docstrings read as sentences.
+PROGRAM_TYPES = frozenset(("py", "js", "ts", "java", "go", "rs", "c", "h", "cpp", "json", "yaml", "yml", "toml"))
 _CODE_CHARS = set("=(){}[]<>#@;:*|\\/_`")
 # Inline code as reference prose quotes it: a spaceless name in quotes or backticks, or *emphasis*.
 _QUOTED_NAME = re.compile(r'"[^"\s]{1,60}"|“[^”\s]{1,60}”|`[^`\n]{1,60}`|\*[^*\s]{1,60}\*')

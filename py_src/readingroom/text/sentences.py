@@ -160,6 +160,11 @@ def _prose(text: str, start: int, end: int, kind: str) -> list[Sentence]:
     return [p for s in out for p in _split_cjk(text, s)]
 
 
+def prose(text: str, start: int, end: int) -> list[Sentence]:
+    """The sentences of ``text[start:end]`` read as running prose (no list, heading or code)."""
+    return _prose(text, start, end, PROSE)
+
+
 def _split_cjk(text: str, s: Sentence) -> list[Sentence]:
     if not any(c in s.text for c in "。！？"):
         return [s]
