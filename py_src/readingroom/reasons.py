@@ -29,8 +29,8 @@ MESSAGES = {
              "match words only.",
     ERROR: "Searching failed; the library could not be read.",
     NOT_COVERED: "Your documents do not seem to cover this.",
-    NO_SENTENCE: "The passages found hold no sentence to quote as an answer (only code, tables or "
-                 "headings): read them below.",
+    NO_SENTENCE: "The passages found hold no sentence to quote as an answer (only code, tables, "
+                 "headings or sentences too long to quote): read them below.",
     VAGUE: "Say what you are asking about: this question has no word that names a subject.",
 }
 

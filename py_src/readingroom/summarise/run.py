@@ -34,7 +34,8 @@ PASSAGE_TOKENS = 400  # a whole text sent to a model is cut into [n] passages of
 OPTIONS = {"kind": SUMMARY, "length": None, "fit_budget": FIT_BUDGET, "question": None}
 
 NOTES = {
-    "no_prose": "{name} holds no sentence to quote (only code, tables or headings): read it in the Reader.",
+    "no_prose": "{name} holds no sentence to quote (only code, tables, headings or sentences too long to quote): "
+                "read it in the Reader.",
     "one_sentence": "{name} holds only one sentence; here it is.",
     "missing": "Document {id} is not in the library (deleted, or still being indexed: ask again when it is done).",
     "indexing": "{name} is still being indexed; ask again when it is done.",
