@@ -24,7 +24,11 @@ def lib(library):
                      doc("for.txt", topics["for"]),
                      doc("table.md", "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n"),
                      doc("code.py", "def f(x):\n    return x * 2\n\n\nprint(f(3))\n"),
-                     doc("one.md", "Only one sentence lives in this short note today.")]))
+                     doc("one.md", "Only one sentence lives in this short note today."),
+                     doc("tool.py", 'import sys\n\n\ndef main():\n    """Read numbers from standard input, one '
+                         'per line.\n\n    Print their total at the end, rounded to two places.\n    """\n'
+                         "    nums = [float(x) for x in sys.stdin]\n    # Rounding keeps the output short.\n"
+                         "    print(round(sum(nums), 2))\n")]))
     return library
 
 
@@ -93,6 +97,13 @@ def test_documents_with_nothing_to_summarise_say_why(lib, name, note):
     d = run(lib.summarise([ids(lib)[name]])).to_dict()
     assert d["summary"]["documents"][0]["note"] == note
     assert d["message"] and name in d["message"]
+
+
+def test_a_source_file_is_summarised_from_its_docstrings_and_comments(lib):
+    d = run(lib.summarise([ids(lib)["tool.py"]])).to_dict()["summary"]["documents"][0]
+    points = [p["text"] for s in d["sections"] for p in s["points"]]
+    assert "Read numbers from standard input, one per line." in points
+    assert not any("sys.stdin" in p or "print(" in p for p in points)
 
 
 def test_bad_requests_are_reasons(lib, library):

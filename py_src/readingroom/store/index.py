@@ -185,7 +185,7 @@ class Index(KeptLegs):
                 else:
                     ids.append(self.sql.insert_chunk(self.store, row, vecs[i]))
             if vecs is not None:  # stored whole: its summary now (words first: when its last batch lands)
-                summaries.keep(self, doc_id, chunks, ids, vecs)  # derived data, in the same transaction
+                summaries.keep(self, doc_id, chunks, ids, vecs, doc_type)  # derived data, in the same transaction
             if unfinished is not None:
                 self._record_unfinished(unfinished)
         return doc_id

@@ -30,9 +30,10 @@ from typing import Sequence
 import numpy as np
 
 from ..text import sentences as _sentences
+from ..text.program_text import split_any
 from .centrality import bag, cosine, embedding, graph_rank, idf_of, weigh
 
-VERSION = 2  # of the algorithm: a stored summary of another version is computed again
+VERSION = 3  # of the algorithm: a stored summary of another version is computed again (3: a source file's comments)
 MIN_WORDS, MAX_WORDS = 6, 70  # a quotable sentence: a thought, not a label or a whole page
 POOL = 20  # candidates per sentence wanted that go on to the redundancy pass
 REDUNDANCY = 0.6  # MMR's weight on closeness to what is already picked
@@ -130,8 +131,10 @@ def section_keys(parts: Sequence[Part], want: int) -> list[tuple[str, ...]]:
     return [("", str(i * runs // len(parts))) for i in range(len(parts))]
 
 
-def candidates(parts: Sequence[Part], keys: Sequence[tuple[str, ...]]) -> tuple[list[_Cand], list[tuple[str, ...]]]:
-    """Every quotable sentence once (chunks overlap), with its section's number."""
+def candidates(parts: Sequence[Part], keys: Sequence[tuple[str, ...]],
+               doc_type: str = "") -> tuple[list[_Cand], list[tuple[str, ...]]]:
+    """Every quotable sentence once (chunks overlap), with its section's number; a source
+    file's sentences are its comments and docstrings."""
     order: dict[tuple[str, ...], int] = {}
     out: list[_Cand] = []
     seen: set[int] = set()
@@ -140,7 +143,7 @@ def candidates(parts: Sequence[Part], keys: Sequence[tuple[str, ...]]) -> tuple[
     last_heading: tuple[str, ...] = ()
     for p, key in zip(parts, keys):
         sec = order.setdefault(key, len(order))
-        for s in _sentences.split(p.text):
+        for s in split_any(p.text, doc_type):
             at = p.start + s.start
             if s.kind == _sentences.HEADING and not p.heading_path and _titled(p.text, s):
                 last_heading = (" ".join(s.text.lstrip("#").split()),)
@@ -166,14 +169,15 @@ def _titled(text: str, s) -> bool:
     return len(s.text) <= 120 and (s.text.startswith("#") or bool(_RULE.match(text, s.end)))
 
 
-def summarise(parts: Sequence[Part], vectors: np.ndarray | None, length: int | None = None) -> Extract:
-    """The extract of one document from its chunks (in order) and their vectors (one row per
-    part; None: word centrality alone)."""
+def summarise(parts: Sequence[Part], vectors: np.ndarray | None, length: int | None = None,
+              doc_type: str = "") -> Extract:
+    """The extract of one document (of type ``doc_type``) from its chunks (in order) and their
+    vectors (one row per part; None: word centrality alone)."""
     parts = list(parts)
     tokens = sum(p.tokens for p in parts)
     want = length or target_length(tokens)
     keys = section_keys(parts, want)
-    cands, sections = candidates(parts, keys)
+    cands, sections = candidates(parts, keys, doc_type)
     out = Extract(sentences=len(cands), sections=len(sections), tokens=tokens)
     if not cands:
         out.note = "no_prose"

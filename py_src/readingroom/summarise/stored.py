@@ -32,13 +32,14 @@ def from_json(data: str) -> Extract:
                    d["tokens"], d.get("note"))
 
 
-def keep(index, doc_id: int, chunks: Sequence[Chunk], ids: Sequence[int], vectors: np.ndarray) -> None:
+def keep(index, doc_id: int, chunks: Sequence[Chunk], ids: Sequence[int], vectors: np.ndarray,
+         doc_type: str = "") -> None:
     """Compute and write a document's summary (inside the caller's transaction)."""
     if not index.sql.SET_SUMMARY:
         return
     parts = [Part(cid, c.doc_index, c.text, c.start, tuple(c.heading_path), c.page, c.token_count)
              for c, cid in zip(chunks, ids)]
-    index.store.query(index.sql.SET_SUMMARY, (doc_id, VERSION, to_json(summarise(parts, vectors))))
+    index.store.query(index.sql.SET_SUMMARY, (doc_id, VERSION, to_json(summarise(parts, vectors, doc_type=doc_type))))
 
 
 def _compute(index, doc_id: int) -> tuple[Extract | None, bool]:
@@ -58,7 +59,8 @@ def _compute(index, doc_id: int) -> tuple[Extract | None, bool]:
         rows = index.store.query(index.sql.VECTORS_FOR, (json.dumps(ids),))
         if len(rows) == len(parts):
             vectors = np.stack([index.sql.vector_value(v) for _, v in rows])
-    return summarise(parts, vectors), vectors is not None or bool(index.mismatch)
+    doc_type = next((h.doc_type for h in hits.values()), "")
+    return summarise(parts, vectors, doc_type=doc_type), vectors is not None or bool(index.mismatch)
 
 
 def load(index, doc_id: int) -> Extract | None:
