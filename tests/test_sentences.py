@@ -231,3 +231,17 @@ def test_a_programs_sentences_are_its_comments_and_docstrings():
         assert all(text[u.start:u.end] == u.text for u in split_any(text, kind))
     assert split_any('{"a": "One sentence here. And another one."}', "json") == []  # data, no comments
     assert [u.text for u in split_any("Plain prose. Two sentences.", "txt")] == ["Plain prose.", "Two sentences."]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["# A comment line here.", "// Another one. Two.", "/* open", " * inside it.",
+                                 " */", '"""Doc start.', 'end."""', "x = f(y)  # trail", "", "\r", "code();",
+                                 "'''", "#", "//"]), max_size=30),
+       st.sampled_from(["py", "c", "js", "yaml", "json", "toml"]))
+def test_program_units_are_exact_slices_that_start_at_words(lines, doc_type):
+    from readingroom.text.program_text import split_any
+
+    text = "\n".join(lines)
+    for u in split_any(text, doc_type):
+        assert u.text and text[u.start:u.end] == u.text
+        assert u.text[0] not in "#/*" and not u.text[0].isspace()
