@@ -227,6 +227,8 @@ def test_a_programs_sentences_are_its_comments_and_docstrings():
           "    # Multiply by two here.\n    return 2.0 * x  # not a sentence\n")
     units = split_any(py, "py")
     assert [u.text for u in units] == ["Return x doubled.", "Twice the input, as a float.", "Multiply by two here."]
+    raw = 'def g():\n    r"""Match the pattern against the text."""\n    return re.match(p, t)\n'
+    assert [u.text for u in split_any(raw, "py")] == ["Match the pattern against the text."]
     for text, kind in ((c, "c"), (py, "py")):
         assert all(text[u.start:u.end] == u.text for u in split_any(text, kind))
     assert split_any('{"a": "One sentence here. And another one."}', "json") == []  # data, no comments

@@ -12,12 +12,14 @@ looks like code is dropped by the caller (``looks_like_code``).
 
 from __future__ import annotations
 
+import re
+
 from .line_kinds import PROGRAM_TYPES
 from .sentences import Sentence, prose, split
 
 _HASH = frozenset(("py", "yaml", "yml", "toml"))  # "#" starts a comment (in C it is the preprocessor)
 _SLASHES = frozenset(("js", "ts", "java", "go", "rs", "c", "h", "cpp"))  # "//" and "/* ... */"
-_DOCSTRINGS = ('"""', "'''")
+_DOCSTRING = re.compile(r"[rRuUbBfF]{0,2}(\"\"\"|''')")  # a line that opens one: r"""…
 _MARKS = "#/*"  # a comment line's marker, left out where a sentence starts
 
 
@@ -31,9 +33,10 @@ def _segments(text: str, doc_type: str) -> list[tuple[int, int]]:
         lead = len(body) - len(body.lstrip())
         s = body.strip()
         start, stop = pos + lead, pos + len(body)
-        opener = next((d for d in _DOCSTRINGS if doc_type == "py" and s.startswith(d)), None)
+        m = _DOCSTRING.match(s) if doc_type == "py" else None
+        opener, skip = (m.group(1), m.end()) if m else (None, 0)
         if closer is None and doc_type in _SLASHES and s.startswith("/*"):
-            opener = "/*"
+            opener, skip = "/*", 2
         if closer is not None:
             at = body.find(closer)
             if at >= 0:
@@ -42,9 +45,9 @@ def _segments(text: str, doc_type: str) -> list[tuple[int, int]]:
             else:
                 out.append((start, stop))
         elif opener is not None:
-            inner = start + len(opener)
+            inner = start + skip
             end_mark = "*/" if opener == "/*" else opener
-            at = body.find(end_mark, lead + len(opener))
+            at = body.find(end_mark, lead + skip)
             if at >= 0:
                 out.append((inner, pos + at))
             else:
