@@ -92,6 +92,21 @@ def import_patterns(py_src: Path) -> list:
     return []
 
 
+def _run_node(node: str, script: str, cwd: Path, doing: str, failed: str, *, scratch: Path, made: Path) -> bool:
+    """Run a module script in node that writes ``made``; ``scratch`` (its input file) is
+    removed either way. A failure is logged with its last line, and nothing half-made is kept."""
+    log(doing)
+    proc = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True,
+                          cwd=cwd, timeout=600)
+    scratch.unlink(missing_ok=True)
+    if proc.returncode != 0 or not made.is_file():
+        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
+        log(f"{failed}: {lines[-1]}")
+        made.unlink(missing_ok=True)
+        return False
+    return True
+
+
 def pyodide_snapshot(py_src: Path = ROOT / "py_src") -> Path | None:
     """The gzipped snapshot for the pinned Pyodide, made once with node and cached by inputs."""
     node = shutil.which("node")
@@ -113,14 +128,8 @@ def pyodide_snapshot(py_src: Path = ROOT / "py_src") -> Path | None:
     script = _SNAPSHOT_JS % {"module": json.dumps((pyodide / "pyodide.mjs").as_uri()),
                              "index": json.dumps(str(pyodide) + "/"), "out": json.dumps(str(raw)),
                              "imports": json.dumps(SNAPSHOT_IMPORTS), "patterns": json.dumps(str(listed))}
-    log("making the Pyodide memory snapshot (once; about 10 s)")
-    proc = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
-    listed.unlink(missing_ok=True)
-    if proc.returncode != 0 or not raw.is_file():
-        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
-        log(f"no Pyodide memory snapshot: {lines[-1]}")
-        raw.unlink(missing_ok=True)
+    if not _run_node(node, script, ROOT, "making the Pyodide memory snapshot (once; about 10 s)",
+                     "no Pyodide memory snapshot", scratch=listed, made=raw):
         return None
     tmp = out.with_name(out.name + f".{os.getpid()}.part")
     with open(raw, "rb") as src, gzip.open(tmp, "wb", compresslevel=6) as dst:
@@ -188,14 +197,8 @@ def pyc_bundle(staging: Path, wheel: Path) -> Path | None:
                         "index": json.dumps(str(vendor) + "/"),
                         "wheel": json.dumps(wheel.as_uri()), "out": json.dumps(str(tmp)),
                         "code": json.dumps(str(code))}
-    log("compiling numpy's and readingroom's bytecode (once per change; about 10 s)")
-    proc = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True,
-                          cwd=vendor, timeout=600)
-    code.unlink(missing_ok=True)
-    if proc.returncode != 0 or not tmp.is_file():
-        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
-        log(f"no compiled bytecode: {lines[-1]}")
-        tmp.unlink(missing_ok=True)
+    if not _run_node(node, script, vendor, "compiling numpy's and readingroom's bytecode (once per change; about 10 s)",
+                     "no compiled bytecode", scratch=code, made=tmp):
         return None
     tmp.replace(out)
     return out
