@@ -111,3 +111,30 @@ def test_an_accent_set_as_its_own_glyph_joins_its_letter():
     pages = ["Suggested by Fran\u00b8cois Pinard at the Universit\u00a8at Wien.\nA caf\u00b4e.\n"]
     text = clean_pages(pages)[0]
     assert "François Pinard at the Universität Wien" in text and "café" in text and "\u00b8" not in text
+
+
+def test_the_layout_bench_tells_a_running_head_from_a_label_the_text_repeats():
+    from readingroom.bench.layout import running_shapes
+    from readingroom.extract.pdfclean import _shape
+
+    body = ["The plot command draws functions.", "Syntax:", "plot {<ranges>} <function>", "Example:",
+            "plot sin(x)", "Syntax:", "replot", "Some prose about it."]
+    pages = []
+    for n in range(1, 9):
+        lines = ["Chapter 3: Plotting", *body, *body[: n % 3], "Syntax:" if n % 2 else "more text", str(n)]
+        pages.append("\n".join(lines))
+    shapes = running_shapes(pages)
+    assert _shape("Chapter 3: Plotting") in shapes  # the head on every page
+    assert _shape("Syntax:") not in shapes  # at the foot of some pages, but mostly inside them
+
+
+def test_the_layout_bench_measures_a_pdf_without_an_outline_as_ingestion_reads_it(tmp_path):
+    # Ingestion gives a PDF without bookmarks headings by font size; the bench chunked its
+    # "after" side without the font sizes and measured 0 % with a heading path.
+    from readingroom.bench.layout import measure
+
+    path = tmp_path / "headed.pdf"
+    path.write_bytes(formats_extra.headed_pdf())
+    m = measure(path)
+    assert m["outline"] == 0 and m["after"]["chunks"]
+    assert m["after"]["with_heading"] == m["after"]["chunks"]

@@ -8,8 +8,9 @@
 - a ligature code point (ﬁ, ﬂ ...) or a split ligature ("f ixed": a lone f/ff before a
   lower-case word fragment that is no word on its own in the same document);
 - a running line: a line with a letter or digit whose shape (digits as ``#``) stands at the
-  top or bottom of at least three pages of the raw document, or a line that is only a number
-  (a page number; numbers on their own in a table of contents count too).
+  top or bottom of at least three pages of the raw document, and there at least as often as in
+  the pages' other lines, or a line that is only a number (a page number; numbers on their own
+  in a table of contents or a figure's axis count too).
 
 The same definition measures both, from the raw pages, so the cleaner is not its own judge.
 
@@ -37,11 +38,15 @@ _SPLIT = re.compile(r"(?<![\w-])(ff?) ([a-z]{2,})")
 
 
 def running_shapes(pages: list[str]) -> set[str]:
-    counts = Counter()
+    """Shapes at the top or bottom of at least three pages, and found there at least as often
+    as anywhere else: a label the text itself repeats ("Syntax:", "Example:" before each
+    command of a reference) lands at a page's edge now and then without being a running head."""
+    edges, everywhere = Counter(), Counter()
     for p in pages:
         lines = [x for x in p.split("\n") if x.strip()]
-        counts.update({_shape(x) for x in lines[:2] + lines[-2:] if re.search(r"[^\W_]", x)})
-    return {s for s, n in counts.items() if n >= 3}
+        edges.update({_shape(x) for x in lines[:2] + lines[-2:] if re.search(r"[^\W_]", x)})
+        everywhere.update(_shape(x) for x in lines[2:-2])
+    return {s for s, n in edges.items() if n >= 3 and n >= everywhere[s]}
 
 
 def noisy(text: str, shapes: set[str], words: set[str]) -> list[str]:
@@ -94,7 +99,7 @@ def measure(path: Path, page=None) -> dict:
     for number, page in enumerate(pages, start=1):
         before += chunk_text(page, "txt", ChunkSettings(), page=number, base_index=len(before))
     _t, _text, after = prepare(NewDocument(path.name, pages=tuple(pages), outline=tuple(outline),
-                                           doc_type="pdf"), ChunkSettings())
+                                           fonts=tuple(fonts), doc_type="pdf"), ChunkSettings())
     out = {"file": path.name, "pages": len(pages), "outline": len(outline), "fonts": font_agreement(fonts, outline)}
     for side, chunks in (("before", before), ("after", after)):
         reasons = Counter(r for c in chunks for r in noisy(c.text, shapes, words))
