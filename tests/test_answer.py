@@ -83,6 +83,17 @@ def test_sentences_of_passage_eight_are_candidates_too():
     assert any(c.n == 8 and "forty two" in c.text for c in cands)
 
 
+def test_a_figures_labels_read_into_a_passage_are_no_candidate():
+    # A PDF's text layer gives a plot's axis labels as lines of the page: "y x 1 ex" became a
+    # sentence of its own and was quoted in an answer about legends (Asymptote's manual).
+    text = ("y\nx\n1\nex\n2. The next example draws a scientific-style graph with a legend. The position "
+            "of the legend can be adjusted explicitly.")
+    span = _span(text)
+    texts = [c.text for c in A.candidates("How do I move the legend?", [span], [_pieces(span)])]
+    assert texts and not any(t.startswith("y\nx") for t in texts)
+    assert any(t.startswith("The position of the legend") for t in texts)
+
+
 def test_a_sentence_that_leads_into_a_list_is_quoted_with_its_items():
     text = ("Any object can be tested for truth value. Here are the built-in objects considered false:\n\n"
             "* constants defined to be false: None and False\n\n* zero of any numeric type: 0 and 0.0\n\n"

@@ -247,3 +247,12 @@ def test_program_units_are_exact_slices_that_start_at_words(lines, doc_type):
     for u in split_any(text, doc_type):
         assert u.text and text[u.start:u.end] == u.text
         assert u.text[0] not in "#/*" and not u.text[0].isspace()
+
+
+def test_figure_labels_read_with_a_page_are_not_a_sentence_but_prose_quoting_code_is():
+    from readingroom.text.line_kinds import not_a_sentence
+
+    assert not_a_sentence("y x 1 ex")  # an axis's labels, as a PDF's text layer gives them
+    assert not_a_sentence("0 1 2 3 4 5 x")
+    assert not not_a_sentence("It is a set.")
+    assert not not_a_sentence("Thus > y <- x[-(1:5)] gives y all but the first five elements of x.")

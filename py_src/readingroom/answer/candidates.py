@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..text import sentences
-from ..text.line_kinds import PROGRAM_TYPES, looks_like_code
+from ..text.line_kinds import PROGRAM_TYPES, looks_like_code, not_a_sentence
 from ..text.program_text import split_any
 from ..search.fts import terms
 from ..search.merge import Piece, to_document
@@ -207,7 +207,8 @@ def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int, st
         last = with_list(units, i)
         start, end = with_term(units, i, span.text), units[last].end
         text = span.text[start:end]
-        if len(text.split()) < MIN_WORDS or len(text) > MAX_CHARS or (program and looks_like_code(text)):
+        if len(text.split()) < MIN_WORDS or len(text) > MAX_CHARS or not_a_sentence(text) \
+                or (program and looks_like_code(text)):
             continue
         a, b = to_document(ps, start), to_document(ps, end, end=True)
         if a is None or b is None or b[0] - a[0] != end - start:

@@ -26,10 +26,23 @@ def looks_like_code(block: str) -> bool:
     words = re.findall(r"[^\W\d_]{2,}", flat)
     if len(words) < 4 or not re.search(r"[.!?:…][\"'”’)\]]*(?:\s*\[\d+\])?$", flat):
         return True
-    # A name quoted in prose ("__eq__()", `x<y`, *cls*) is a word of the sentence, not code.
+    return _dense_marks(flat)
+
+
+def _dense_marks(flat: str) -> bool:
+    """Code marks dense enough for code; a name quoted in prose ("__eq__()", `x<y`, *cls*) is a
+    word of the sentence, not code."""
     flat = _QUOTED_NAME.sub("x", flat)
     symbols = sum(1 for c in flat if c in _CODE_CHARS)
     return symbols / max(1, len(flat.replace(" ", ""))) > 0.08
+
+
+def not_a_sentence(text: str) -> bool:
+    """A unit no one would quote as a sentence, whatever the splitter made of it: fewer than
+    three words of two letters or more ("y x 1 ex": a figure's labels read along with its
+    page). Dense code marks are no sign here: reference prose quotes code ("Thus > y <- x[-(1:5)]
+    gives y all but the first five elements of x.")."""
+    return len(re.findall(r"[^\W\d_]{2,}", text)) < 3
 
 
 # A command typed at a prompt ("> help(solve)" in the R manuals, "$ make"), as manuals set their
