@@ -256,3 +256,17 @@ def test_figure_labels_read_with_a_page_are_not_a_sentence_but_prose_quoting_cod
     assert not_a_sentence("0 1 2 3 4 5 x")
     assert not not_a_sentence("It is a set.")
     assert not not_a_sentence("Thus > y <- x[-(1:5)] gives y all but the first five elements of x.")
+
+
+def test_a_listing_set_without_indentation_is_code_not_the_end_of_a_sentence():
+    # PDFs drop a listing's indentation; a lower-case line after a full stop does not start a
+    # sentence, so Asymptote's example was read into the sentence introducing it.
+    text = ("Here is an example of reading column data in from a file, using the stats module.\n"
+            "size(400,200,IgnoreAspect);\nimport graph;\nfile fin=input(\"leastsquares.dat\").line();\n"
+            "real[][] a=fin;\nThe fit is drawn in red.")
+    units = split(text)
+    assert [(u.kind, u.text.split("\n")[0]) for u in units] == [
+        (PROSE, "Here is an example of reading column data in from a file, using the stats module."),
+        (CODE, "size(400,200,IgnoreAspect);"), (PROSE, "The fit is drawn in red.")]
+    hard_wrapped = "The first value is kept;\nthe others are dropped. Nothing else changes."
+    assert texts(hard_wrapped) == ["The first value is kept; the others are dropped.", "Nothing else changes."]

@@ -66,6 +66,14 @@ def is_output(line: str) -> bool:
     return bool(line.strip()) and bool(_OUTPUT.match(line))
 
 
+def is_code_line(line: str) -> bool:
+    """A statement of a C-like language set as a line of a paragraph, as PDFs set listings
+    without their indentation ("size(400,200,IgnoreAspect);", "real f(real x) {"): it ends in
+    ; { or } and its code marks are as dense as code's."""
+    flat = " ".join(line.split())
+    return flat.endswith((";", "{", "}")) and _dense_marks(flat)
+
+
 def is_prompt(line: str) -> bool:
     m = _PROMPT.match(line)  # a quoted line of prose ("> This wraps") has none of a call's marks
     return bool(m) and bool(_CALL_MARKS.search(m.group(1)) or len(m.group(1).split()) == 1) \

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 
 from ..ingest.chunking import trim as _strip
-from .line_kinds import (MAX_LEAD_IN_LINES, ENDS_SENTENCE, SECTION_TITLE, is_listing, is_output, is_prompt,
-    is_title_line, looks_like_code)
+from .line_kinds import (MAX_LEAD_IN_LINES, ENDS_SENTENCE, SECTION_TITLE, is_code_line, is_listing, is_output,
+    is_prompt, is_title_line, looks_like_code)
 
 PROSE, ITEM, HEADING, CODE, TABLE = "prose", "item", "heading", "code", "table"
 
@@ -219,7 +219,7 @@ def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Se
     typed at a prompt are code of their own among the others."""
     if not body:
         return []
-    prompts = [is_prompt(text[x:y]) for x, y in body]
+    prompts = [is_prompt(text[x:y]) or is_code_line(text[x:y]) for x, y in body]
     for i in range(1, len(body)):  # what the console printed back belongs to the command
         prompts[i] = prompts[i] or (prompts[i - 1] and is_output(text[body[i][0]:body[i][1]]))
     if any(prompts):
