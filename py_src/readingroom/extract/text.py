@@ -8,12 +8,10 @@ from __future__ import annotations
 import re
 
 from ..errors import DocumentTooLarge, NotText
-from ..text.line_kinds import PROGRAM_TYPES
 from .document import Document, Section, table_text
 from .html import html_to_text
 
 MAX_TEXT_BYTES = 10 * 1024 * 1024
-CODE = (*sorted(PROGRAM_TYPES), "rst", "org", "tex")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _SEPARATOR = re.compile(r"^\s*\|(\s*:?-+:?\s*\|)+\s*$")
