@@ -337,3 +337,25 @@ def test_a_small_model_budget_shortens_what_the_model_reads_not_the_quick_answer
     assert 1 <= small["model_passages"] < full["model_passages"] == len(full["citations"])
     assert small["model_tokens"] <= small["model_budget"] == 120 < full["model_tokens"]
     assert sent.split("[1] ", 1)[1][:40] == whole.split("[1] ", 1)[1][:40]  # the same [1]
+
+
+def test_a_passage_only_meaning_finds_is_among_those_an_answer_draws_on(library):
+    """A person's own words: the question shares "files" and "need" with a dozen backup notes
+    and no word with the note that answers it. Lexical x2 ranks every backup note above it
+    (words alone); an answer lifts the vector leg's best chunks into its passages."""
+    backups = [NewDocument(f"backup-{i:02d}.md", doc_type="md", text=(
+        f"# Backup night {i}\n\nThe nightly job copied the files you need to the archive disk on night {i}; "
+        "no files were skipped, and the files you need most were verified twice.")) for i in range(12)]
+    answer = NewDocument("clean-up.md", doc_type="md", text=(
+        "# Clearing out\n\nTo delete a document you have finished with, select it in the list and press "
+        "Remove; it is gone at once and cannot be brought back."))
+    run(library.add(backups + [answer]))
+    question = "How do I get rid of files I no longer need?"
+    words_first = run(library.ask(question, [], {"lift_vector": 0})).retrieval
+    assert "clean-up.md" not in [s.doc_name for s in words_first.packed.spans]
+    lifted = run(library.ask(question)).retrieval
+    names = [s.doc_name for s in lifted.packed.spans]
+    assert "clean-up.md" in names[:4 + 1], names
+    assert lifted.stats["options"]["lift_vector"] == ask_module.ASK_RETRIEVAL["lift_vector"] > 0
+    with pytest.raises(BadInput):
+        run(library.ask(question, [], {"lift_vector": -1}))

@@ -118,3 +118,12 @@ def test_mmr_prefers_diverse_hits():
     vectors = {1: e1, 2: e1, 3: e3}  # 2 is a near copy of 1
     out = rerank.mmr(hits, vectors, k=2, lam=0.5)
     assert [h.chunk_id for h in out] == [1, 3]
+
+
+def test_lift_moves_the_given_chunks_up_to_just_below_the_rank_given():
+    hits = [hit(i, score=1.0 - i / 100) for i in range(1, 9)]  # 1 best ... 8 worst
+    out = rerank.lift(hits, [7, 2], 3)
+    assert [h.chunk_id for h in out] == [1, 2, 3, 7, 4, 5, 6, 8]
+    seven = out[3]
+    assert seven.score == hits[2].score and seven.fused == hits[6].fused  # the debug view keeps its fused score
+    assert rerank.lift(hits, [], 3) == hits and rerank.lift(hits[:3], [3], 3) == hits[:3]

@@ -32,6 +32,11 @@ class Options:
     cap_key: str | None = "doc"  # diversity: at most cap_per_key hits per value of this key
     cap_per_key: int = 3
     mmr_lambda: float | None = None
+    # The vector leg's first lift_vector chunks rank at least lift_to-th, whatever the words say
+    # (0: off). With lexical x2, a chunk only meaning finds (a person's own words: "get rid of
+    # variables" for "remove objects") ranks below the lexical leg's top ~60; ask() lifts 2.
+    lift_vector: int = 0
+    lift_to: int = 4
     budget: int = 1200
     reserve: int = 0
     documents: int = 20  # document-level candidates returned
@@ -74,7 +79,7 @@ class Options:
             raise BadInput(f"fusion must be rrf or linear, not {self.fusion!r}")
         if self.normalisation not in ("minmax", "zscore", "sigmoid", "none"):
             raise BadInput(f"unknown normalisation {self.normalisation!r}")
-        for name in ("k", "candidates", "budget", "cap_per_key", "documents", "ef_search"):
+        for name in ("k", "candidates", "budget", "cap_per_key", "documents", "ef_search", "lift_to"):
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise BadInput(f"{name} must be a positive whole number, not {v!r}")
@@ -84,6 +89,8 @@ class Options:
             raise BadInput(f"syntax must be one of {', '.join(MODES)}, not {self.syntax!r}")
         if not isinstance(self.ef_search, int) or isinstance(self.ef_search, bool) or not 1 <= self.ef_search <= 1000:
             raise BadInput(f"ef_search must be a whole number from 1 to 1000, not {self.ef_search!r}")
+        if not isinstance(self.lift_vector, int) or isinstance(self.lift_vector, bool) or self.lift_vector < 0:
+            raise BadInput(f"lift_vector must be a whole number, 0 or more, not {self.lift_vector!r}")
         if self.candidates > 4096:
             raise BadInput("candidates must be at most 4096")
         for name in ("floor", "budget", "reserve"):

@@ -81,6 +81,17 @@ def apply_boosts(hits: Sequence[Hit], boosts: Sequence[Boost]) -> list[Hit]:
     return order(out)
 
 
+def lift(hits: Sequence[Hit], ids: Sequence[int], to_rank: int) -> list[Hit]:
+    """``hits`` (best first) with each of ``ids`` that ranks below ``to_rank`` moved up to just
+    below the hit at that rank (its score raised to that hit's; ties keep the higher fused score
+    first). Nothing moves when there are no more than ``to_rank`` hits."""
+    if not ids or len(hits) <= to_rank:
+        return list(hits)
+    bar = hits[to_rank - 1].score
+    want = set(ids)
+    return order(h.replaced(score=bar) if h.chunk_id in want and h.score < bar else h for h in hits)
+
+
 def diversity_cap(hits: Sequence[Hit], key: str, per_key: int, k: int
                   ) -> tuple[list[Hit], list[Hit]]:
     """The best ``k`` hits with at most ``per_key`` sharing a value of ``key``. A capped hit
