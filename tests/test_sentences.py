@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from readingroom.text.sentences import CODE, HEADING, ITEM, PROSE, TABLE, split
+from readingroom.text.sentences import CODE, FIGURE, HEADING, ITEM, PROSE, TABLE, split
 
 
 def texts(text: str) -> list[str]:
@@ -270,3 +270,22 @@ def test_a_listing_set_without_indentation_is_code_not_the_end_of_a_sentence():
         (CODE, "size(400,200,IgnoreAspect);"), (PROSE, "The fit is drawn in red.")]
     hard_wrapped = "The first value is kept;\nthe others are dropped. Nothing else changes."
     assert texts(hard_wrapped) == ["The first value is kept; the others are dropped.", "Nothing else changes."]
+
+
+def test_a_figures_labels_before_a_sentence_are_a_unit_of_their_own():
+    # A PDF's text layer reads a figure's tick labels along with the page (Asymptote's manual);
+    # with no full stop among them they were read into the next sentence ("10−1 100 101 y ...
+    # x One can also specify custom tick locations ...").
+    text = ("10−1\n100\n101\ny\n10−1 100 101\nx\nOne can also specify custom tick locations and formats for\n"
+            "logarithmic axes.\n\nHere is a venn diagram, drawn to width 4cm:\nA B\nA ∩ B\nA ∪ B\n"
+            "Each graph is drawn in its own environment.")
+    units = split(text)
+    assert [(u.kind, " ".join(u.text.split())) for u in units] == [
+        (FIGURE, "10−1 100 101 y 10−1 100 101 x"),
+        (PROSE, "One can also specify custom tick locations and formats for logarithmic axes."),
+        (PROSE, "Here is a venn diagram, drawn to width 4cm:"), (FIGURE, "A B A ∩ B A ∪ B"),
+        (PROSE, "Each graph is drawn in its own environment.")]
+    # a word of one letter ending a wrapped line, a lone bullet, a number that ends a sentence
+    for prose in ("You can give it a\nname of your own.", "The answer is\n42.\nThen it stops.",
+                  "•\nGuide graph draws a curve."):
+        assert FIGURE not in [u.kind for u in split(prose)], prose

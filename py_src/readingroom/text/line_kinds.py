@@ -66,6 +66,38 @@ def is_output(line: str) -> bool:
     return bool(line.strip()) and bool(_OUTPUT.match(line))
 
 
+# A figure's labels as a PDF's text layer reads them along with the page: ticks ("10−1 100 101",
+# "−0.5"), an axis' letter ("y", "x/10"), a point ("(3,5)"): a digit or a letter, never two
+# letters in a row, no sentence's end or comma after them, no "=" and no ">>>". Marks alone (a
+# bullet, a reference's quoted '"_*"' above its definition) are not labels.
+_LABEL = re.compile(r"[^A-Za-z]*(?:[A-Za-z][^A-Za-z]+)*[A-Za-z]?")
+
+
+def is_label_line(line: str) -> bool:
+    flat = line.strip()
+    return bool(re.search(r"[A-Za-z0-9]", flat)) and bool(_LABEL.fullmatch(flat)) \
+        and not re.search(r"[.!?:;,]$|=|^(>>>|\.\.\.)", flat)  # not a statement or a doctest's line
+
+
+def figure_labels(lines: list[str]) -> list[bool]:
+    """Which lines are a figure's labels: a run of label lines right before a line that opens
+    with a capital letter, which starts a sentence of its own ("x" / "(3,5)" / "By extending the
+    ticks, ..."), instead of the labels being read into it."""
+    out = [False] * len(lines)
+    i = 0
+    while i < len(lines):
+        if not is_label_line(lines[i]):
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and is_label_line(lines[j]):
+            j += 1
+        if j < len(lines) and lines[j].lstrip()[:1].isupper():
+            out[i:j] = [True] * (j - i)
+        i = j
+    return out
+
+
 def is_code_line(line: str) -> bool:
     """A statement of a C-like language set as a line of a paragraph, as PDFs set listings
     without their indentation ("size(400,200,IgnoreAspect);", "real f(real x) {"): it ends in

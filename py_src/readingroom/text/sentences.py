@@ -15,10 +15,10 @@ import re
 from dataclasses import dataclass
 
 from ..ingest.chunking import trim as _strip
-from .line_kinds import (MAX_LEAD_IN_LINES, ENDS_SENTENCE, SECTION_TITLE, is_code_line, is_listing, is_output,
-    is_prompt, is_title_line, looks_like_code)
+from .line_kinds import (MAX_LEAD_IN_LINES, ENDS_SENTENCE, SECTION_TITLE, figure_labels, is_code_line, is_listing,
+    is_output, is_prompt, is_title_line, looks_like_code)
 
-PROSE, ITEM, HEADING, CODE, TABLE = "prose", "item", "heading", "code", "table"
+PROSE, ITEM, HEADING, CODE, TABLE, FIGURE = "prose", "item", "heading", "code", "table", "figure"
 
 # Words that end in a full stop without ending the sentence (compared lower-cased, without
 # the final dot). "etc" is not here: "md, txt, etc. The rest" is two sentences.
@@ -216,12 +216,16 @@ def _block(text: str, start: int, end: int, labels: bool = True) -> list[Sentenc
 
 def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Sentence]:
     """Lines with no heading among them: a table, code, list items, a label, or prose; lines
-    typed at a prompt are code of their own among the others."""
+    typed at a prompt (or set as a statement) are code of their own among the others, and a
+    figure's labels read along with its page are a unit of their own."""
     if not body:
         return []
-    prompts = [is_prompt(text[x:y]) or is_code_line(text[x:y]) for x, y in body]
+    lines = [text[x:y] for x, y in body]
+    prompts: list[bool | str] = [is_prompt(ln) or is_code_line(ln) for ln in lines]
     for i in range(1, len(body)):  # what the console printed back belongs to the command
-        prompts[i] = prompts[i] or (prompts[i - 1] and is_output(text[body[i][0]:body[i][1]]))
+        prompts[i] = prompts[i] or (prompts[i - 1] and is_output(lines[i]))
+    for i, label in enumerate(figure_labels(lines)):
+        prompts[i] = prompts[i] or (FIGURE if label else False)
     if any(prompts):
         out: list[Sentence] = []
         i, open_ = 0, False
@@ -229,7 +233,11 @@ def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Se
             j = i
             while j < len(body) and prompts[j] == prompts[i]:
                 j += 1
-            if not prompts[i]:
+            if prompts[i] == FIGURE:
+                s, e = _strip(text, body[i][0], body[j - 1][1])
+                out.append(Sentence(text[s:e], s, e, FIGURE))
+                open_ = False
+            elif not prompts[i]:
                 units = _run_lines(text, body[i:j], labels and not open_)  # after a command: no label
                 if open_ and units and units[0].kind in (PROSE, ITEM) and units[0].text[:1].islower():
                     # "... seeing something like" / "R> -2^2" / "and misunderstanding ...": one sentence
