@@ -289,3 +289,21 @@ def test_a_figures_labels_before_a_sentence_are_a_unit_of_their_own():
     for prose in ("You can give it a\nname of your own.", "The answer is\n42.\nThen it stops.",
                   "•\nGuide graph draws a curve."):
         assert FIGURE not in [u.kind for u in split(prose)], prose
+
+
+def test_an_r_listing_set_without_indentation_is_code_with_all_its_statements():
+    # R-intro's bank account example, as the PDF's text layer gives it: the listing's calls and
+    # assignments were read as sentences and quoted ("list( deposit = function(amount) { ...
+    # cat(amount, "deposited.").
+    text = ("Here is how the account is made.\nlist(\ndeposit = function(amount) {\nif(amount <= 0)\n"
+            "stop(\"Deposits must be positive!\")\ntotal <<- total + amount\ncat(amount, \"deposited.\")\n"
+            "}\n)\nEach call changes the balance.")
+    units = split(text)
+    assert [(u.kind, u.text.split("\n")[0]) for u in units] == [
+        (PROSE, "Here is how the account is made."), (CODE, "list("), (PROSE, "Each call changes the balance.")]
+    assert units[1].text.endswith("}\n)") and "stop(" in units[1].text
+    # the words leading into a command keep it, and a sentence quoting code stays prose
+    assert texts("It is kept.\nThus\nx <- 1:10\ngives x the numbers one to ten.") == [
+        "It is kept.", "Thus x <- 1:10 gives x the numbers one to ten."]
+    assert [u.kind for u in split("The result of rbind() or cbind() always has matrix status.\n"
+                                  "It is kept.")] == [PROSE, PROSE]

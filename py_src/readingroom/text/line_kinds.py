@@ -98,12 +98,44 @@ def figure_labels(lines: list[str]) -> list[bool]:
     return out
 
 
+# An R assignment opening a line ("total <<- total + amount", "x[i] <- 0"), a line that only
+# closes brackets ("}", "})"), or one name opening a bracket it does not close ("list(").
+_STATEMENT = re.compile(r"[\w.$]+(?:\[[^\]]*\]{1,2})?\s*<<?-\s*\S.*|[)}\]]+[;,]?|[\w.$]+\s*[(\[{]")
+
+
 def is_code_line(line: str) -> bool:
-    """A statement of a C-like language set as a line of a paragraph, as PDFs set listings
-    without their indentation ("size(400,200,IgnoreAspect);", "real f(real x) {"): it ends in
-    ; { or } and its code marks are as dense as code's."""
+    """A statement set as a line of a paragraph, as PDFs set listings without their
+    indentation: a C-like one ("size(400,200,IgnoreAspect);", "real f(real x) {") ends in ; {
+    or } and its code marks are as dense as code's; an R one assigns with <- (and does not end
+    a sentence: "x <- 1:10 gives ... ."), or only closes or opens a bracket."""
     flat = " ".join(line.split())
-    return flat.endswith((";", "{", "}")) and _dense_marks(flat)
+    if flat.endswith((";", "{", "}")) and _dense_marks(flat):
+        return True
+    return bool(_STATEMENT.fullmatch(flat)) and not ENDS_SENTENCE.search(flat)
+
+
+_CALL_LINE = re.compile(r"(?:[\w.$]+\s*(?:<<?-|=)\s*)?[\w.$]+\s*\(.*\)\s*[;{]?")
+
+
+def reads_as_code(line: str) -> bool:
+    """A line that is a statement when it stands among statements: one call ("stop(...)",
+    "if(amount <= 0)", "plot(x, y)") or code marks as dense as code's. Alone, in prose, such
+    lines are often words (a signature above its description), so this only extends a listing
+    that ``is_code_line`` or a prompt has begun."""
+    flat = " ".join(line.split())
+    return bool(flat) and (bool(_CALL_LINE.fullmatch(flat)) or (_dense_marks(flat) and not ENDS_SENTENCE.search(flat)))
+
+
+def extend_listing(lines: list[str], code: list) -> None:
+    """Mark as code each line that reads as code next to a line marked so, both ways, until
+    nothing changes."""
+    changed = True
+    while changed:
+        changed = False
+        for i, line in enumerate(lines):
+            if not code[i] and ((i and code[i - 1] is True) or (i + 1 < len(lines) and code[i + 1] is True)) \
+                    and reads_as_code(line):
+                code[i] = changed = True
 
 
 def is_prompt(line: str) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..ingest.chunking import trim as _strip
 from .line_kinds import (MAX_LEAD_IN_LINES, ENDS_SENTENCE, SECTION_TITLE, figure_labels, is_code_line, is_listing,
-    is_output, is_prompt, is_title_line, looks_like_code)
+    extend_listing, is_output, is_prompt, is_title_line, looks_like_code)
 
 PROSE, ITEM, HEADING, CODE, TABLE, FIGURE = "prose", "item", "heading", "code", "table", "figure"
 
@@ -224,6 +224,8 @@ def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Se
     prompts: list[bool | str] = [is_prompt(ln) or is_code_line(ln) for ln in lines]
     for i in range(1, len(body)):  # what the console printed back belongs to the command
         prompts[i] = prompts[i] or (prompts[i - 1] and is_output(lines[i]))
+    if any(prompts):  # a listing's other statements ("if(amount <= 0)", "stop(...)") go with it
+        extend_listing(lines, prompts)
     for i, label in enumerate(figure_labels(lines)):
         prompts[i] = prompts[i] or (FIGURE if label else False)
     if any(prompts):
