@@ -221,25 +221,26 @@ def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Se
     if not body:
         return []
     lines = [text[x:y] for x, y in body]
-    prompts: list[bool | str] = [is_prompt(ln) or is_code_line(ln) for ln in lines]
+    marks: list[bool | str] = [  # True: code (typed at a prompt, or a statement); FIGURE; False: words
+        is_prompt(ln) or is_code_line(ln) for ln in lines]
     for i in range(1, len(body)):  # what the console printed back belongs to the command
-        prompts[i] = prompts[i] or (prompts[i - 1] and is_output(lines[i]))
-    if any(prompts):  # a listing's other statements ("if(amount <= 0)", "stop(...)") go with it
-        extend_listing(lines, prompts)
+        marks[i] = marks[i] or (marks[i - 1] and is_output(lines[i]))
+    if any(marks):  # a listing's other statements ("if(amount <= 0)", "stop(...)") go with it
+        extend_listing(lines, marks)
     for i, label in enumerate(figure_labels(lines)):
-        prompts[i] = prompts[i] or (FIGURE if label else False)
-    if any(prompts):
+        marks[i] = marks[i] or (FIGURE if label else False)
+    if any(marks):
         out: list[Sentence] = []
         i, open_ = 0, False
         while i < len(body):
             j = i
-            while j < len(body) and prompts[j] == prompts[i]:
+            while j < len(body) and marks[j] == marks[i]:
                 j += 1
-            if prompts[i] == FIGURE:
+            if marks[i] == FIGURE:
                 s, e = _strip(text, body[i][0], body[j - 1][1])
                 out.append(Sentence(text[s:e], s, e, FIGURE))
                 open_ = False
-            elif not prompts[i]:
+            elif not marks[i]:
                 units = _run_lines(text, body[i:j], labels and not open_)  # after a command: no label
                 if open_ and units and units[0].kind in (PROSE, ITEM) and units[0].text[:1].islower():
                     # "... seeing something like" / "R> -2^2" / "and misunderstanding ...": one sentence
