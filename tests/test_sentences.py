@@ -307,3 +307,11 @@ def test_an_r_listing_set_without_indentation_is_code_with_all_its_statements():
         "It is kept.", "Thus x <- 1:10 gives x the numbers one to ten."]
     assert [u.kind for u in split("The result of rbind() or cbind() always has matrix status.\n"
                                   "It is kept.")] == [PROSE, PROSE]
+
+
+def test_a_comment_line_of_a_listing_in_a_pdf_is_code():
+    # Asymptote's manual: "// Assignment: Assign the real variable x the value 1." was quoted as
+    # a sentence of the example it comments.
+    units = split("Here is a short example.\n// Assignment: Assign the real variable x the value 1.\n"
+                  "real x=1.0;\nThe loop runs once.")
+    assert [u.kind for u in units] == [PROSE, CODE, PROSE]

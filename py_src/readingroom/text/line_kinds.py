@@ -106,10 +106,11 @@ _STATEMENT = re.compile(r"[\w.$]+(?:\[[^\]]*\]{1,2})?\s*<<?-\s*\S.*|[)}\]]+[;,]?
 def is_code_line(line: str) -> bool:
     """A statement set as a line of a paragraph, as PDFs set listings without their
     indentation: a C-like one ("size(400,200,IgnoreAspect);", "real f(real x) {") ends in ; {
-    or } and its code marks are as dense as code's; an R one assigns with <- (and does not end
-    a sentence: "x <- 1:10 gives ... ."), or only closes or opens a bracket."""
+    or } and its code marks are as dense as code's, and a "//" comment is a line of it; an R
+    one assigns with <- (and does not end a sentence: "x <- 1:10 gives ... ."), or only closes
+    or opens a bracket."""
     flat = " ".join(line.split())
-    if flat.endswith((";", "{", "}")) and _dense_marks(flat):
+    if (flat.endswith((";", "{", "}")) and _dense_marks(flat)) or flat.startswith("//"):
         return True
     return bool(_STATEMENT.fullmatch(flat)) and not ENDS_SENTENCE.search(flat)
 
