@@ -128,15 +128,15 @@ def reads_as_code(line: str) -> bool:
 
 
 def extend_listing(lines: list[str], code: list) -> None:
-    """Mark as code each line that reads as code next to a line marked so, both ways, until
-    nothing changes."""
-    changed = True
-    while changed:
-        changed = False
-        for i, line in enumerate(lines):
-            if not code[i] and ((i and code[i - 1] is True) or (i + 1 < len(lines) and code[i + 1] is True)) \
-                    and reads_as_code(line):
-                code[i] = changed = True
+    """Mark as code each line that reads as code next to a line marked so: one sweep down, one
+    up (a line marked going up has its lower neighbour marked already), so a listing of any
+    length costs one look at each line per sweep."""
+    for i in range(1, len(lines)):
+        if not code[i] and code[i - 1] is True and reads_as_code(lines[i]):
+            code[i] = True
+    for i in range(len(lines) - 2, -1, -1):
+        if not code[i] and code[i + 1] is True and reads_as_code(lines[i]):
+            code[i] = True
 
 
 def is_prompt(line: str) -> bool:
