@@ -39,7 +39,7 @@ ASK_OPTIONS = {"history_budget": prompt.HISTORY_BUDGET, "standalone_query": None
 # parts of the public QA sets (bench/answers_public.py): answer in the quick answer 82.7 → 83.3 %
 # (SelQA + WikiQA), 90.7 → 91.0 (SQuAD), 81.4 → 81.7 (QED), 86.5 → 87.9 (Shifts), false refusals
 # unchanged; 12 chunks, 6 per document and 1,800 tokens were lower on both sets tried.
-# And it lifts the vector leg's two best chunks to at least 4th place (search/rerank.lift): a
+# And it lifts the vector leg's two best chunks to right after the 4th (search/rerank.lift): a
 # person's own words ("get rid of variables") share few words with the passage that answers
 # them, which lexical x2 ranks below the lexical leg's top ~60. On the held-back public sets the
 # same or better (83.3 / 91.0 / 81.7 / 88.1 -> 83.4 / 91.1 / 82.0 / 87.9 %), fewer false refusals

@@ -32,9 +32,10 @@ class Options:
     cap_key: str | None = "doc"  # diversity: at most cap_per_key hits per value of this key
     cap_per_key: int = 3
     mmr_lambda: float | None = None
-    # The vector leg's first lift_vector chunks rank at least lift_to-th, whatever the words say
-    # (0: off). With lexical x2, a chunk only meaning finds (a person's own words: "get rid of
-    # variables" for "remove objects") ranks below the lexical leg's top ~60; ask() lifts 2.
+    # The vector leg's first lift_vector chunks rank right after the lift_to-th or higher,
+    # whatever the words say (0: off). With lexical x2, a chunk only meaning finds (a person's
+    # own words: "get rid of variables" for "remove objects") ranks below the lexical leg's top
+    # ~60; ask() lifts 2.
     lift_vector: int = 0
     lift_to: int = 4
     budget: int = 1200
