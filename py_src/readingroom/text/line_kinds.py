@@ -73,28 +73,28 @@ def is_output(line: str) -> bool:
 _LABEL = re.compile(r"[^A-Za-z]*(?:[A-Za-z][^A-Za-z]+)*[A-Za-z]?")
 
 
+_NOT_LABEL = re.compile(r"[.!?:;,]$|=|^(>>>|\.\.\.)")  # a sentence's end, a statement, a doctest's line
+
+
 def is_label_line(line: str) -> bool:
     flat = line.strip()
-    return bool(re.search(r"[A-Za-z0-9]", flat)) and bool(_LABEL.fullmatch(flat)) \
-        and not re.search(r"[.!?:;,]$|=|^(>>>|\.\.\.)", flat)  # not a statement or a doctest's line
+    return bool(re.search(r"[A-Za-z0-9]", flat)) and bool(_LABEL.fullmatch(flat)) and not _NOT_LABEL.search(flat)
 
 
 def figure_labels(lines: list[str]) -> list[bool]:
     """Which lines are a figure's labels: a run of label lines right before a line that opens
     with a capital letter, which starts a sentence of its own ("x" / "(3,5)" / "By extending the
     ticks, ..."), instead of the labels being read into it."""
+    label = [is_label_line(ln) for ln in lines]
     out = [False] * len(lines)
     i = 0
     while i < len(lines):
-        if not is_label_line(lines[i]):
-            i += 1
-            continue
         j = i
-        while j < len(lines) and is_label_line(lines[j]):
+        while j < len(lines) and label[j]:
             j += 1
-        if j < len(lines) and lines[j].lstrip()[:1].isupper():
+        if j > i and j < len(lines) and lines[j].lstrip()[:1].isupper():
             out[i:j] = [True] * (j - i)
-        i = j
+        i = max(j, i + 1)
     return out
 
 

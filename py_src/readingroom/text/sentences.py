@@ -236,11 +236,7 @@ def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Se
             j = i
             while j < len(body) and marks[j] == marks[i]:
                 j += 1
-            if marks[i] == FIGURE:
-                s, e = _strip(text, body[i][0], body[j - 1][1])
-                out.append(Sentence(text[s:e], s, e, FIGURE))
-                open_ = False
-            elif not marks[i]:
+            if not marks[i]:
                 units = _run_lines(text, body[i:j], labels and not open_)  # after a command: no label
                 if open_ and units and units[0].kind in (PROSE, ITEM) and units[0].text[:1].islower():
                     # "... seeing something like" / "R> -2^2" / "and misunderstanding ...": one sentence
@@ -248,16 +244,17 @@ def _run(text: str, body: list[tuple[int, int]], labels: bool = True) -> list[Se
                     units = units[1:]
                 out += units
                 open_ = False
-            elif out and out[-1].kind in (PROSE, HEADING, ITEM) and not ENDS_SENTENCE.search(out[-1].text) \
-                    and j - i <= MAX_LEAD_IN_LINES:
+            elif marks[i] is True and out and out[-1].kind in (PROSE, HEADING, ITEM) \
+                    and not ENDS_SENTENCE.search(out[-1].text) and j - i <= MAX_LEAD_IN_LINES:
                 # "the command is" / "> help(solve)": the words that lead into a command keep it
                 # (in a list item too: "3. ... Thus" / "> y <- x[-(1:5)]" / "gives y all but ...")
                 s, e = out[-1].start, _strip(text, body[i][0], body[j - 1][1])[1]
                 out[-1] = Sentence(text[s:e], s, e, ITEM if out[-1].kind == ITEM else PROSE)
                 open_ = True
-            else:
+            else:  # a listing, or a figure's labels: a unit of its own
                 s, e = _strip(text, body[i][0], body[j - 1][1])
-                out.append(Sentence(text[s:e], s, e, CODE))
+                out.append(Sentence(text[s:e], s, e, FIGURE if marks[i] == FIGURE else CODE))
+                open_ = False
             i = j
         return out
     return _run_lines(text, body, labels)
