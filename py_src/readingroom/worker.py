@@ -13,6 +13,7 @@ import base64
 import json
 from typing import Any
 
+from . import _lazy_numpy
 from ._compat import IN_PYODIDE, report_progress
 from .errors import BadInput, ReadingRoomError
 from .ingest.add import NewDocument
@@ -43,7 +44,9 @@ def _lib() -> Library:
 
 async def open(config_json: str) -> str:  # noqa: A001 - the worker's verb
     """Open the worker's database. ``config``: ``{"storage": "opfs"|"memory"}`` in the
-    browser; natively (the contract tests) ``{"path": ...}``."""
+    browser; natively (the contract tests) ``{"path": ...}``. ``"warm": false`` leaves the
+    search's warm-up to a later ``warm()`` (the page's start: numpy is imported by the warm-up,
+    after the page says it is ready)."""
     global _library, _latest_query
     _latest_query = 0  # query ids count within one open library; none is pending across it
     config = json.loads(config_json or "{}")
@@ -55,7 +58,8 @@ async def open(config_json: str) -> str:  # noqa: A001 - the worker's verb
             _library = Library.open(storage_kind=config.get("storage", "memory"))
     except ReadingRoomError as e:
         return _error(e)
-    _start_warming()
+    if config.get("warm", True):
+        _start_warming()
     return _dump(_library.status())
 
 
@@ -163,7 +167,9 @@ async def neighbours(chunk_id: int, before: int = 1, after: int = 1) -> str:
 
 async def warm() -> str:
     """Start loading the search's in-memory legs in the background if nothing is loading
-    them (``open`` starts it too); returns at once with status()'s ``search``."""
+    them (``open`` starts it too); returns with status()'s ``search``. In the page it first
+    imports numpy if the worker left that for later (``_lazy_numpy``)."""
+    _lazy_numpy.ensure()
     try:
         if BACKGROUND_WARM:
             _start_warming(restart=False)

@@ -32,6 +32,9 @@ function onProgress(event) {
     view.showStorage(event.storage, event.storageNote);
   } else if (event.stage === 'import') {
     view.showImportProgress(event, importMessage(event));
+  } else if (event.stage === 'numpy') {
+    // numpy is imported right after the page is ready (the worker's warm-up): when it was.
+    state.timings.retrievalWorker = { ...state.timings.retrievalWorker, ...pageTimes({ numpy: event.at }) };
   } else if (event.stage === 'meaning') {
     showPending(event.pending);
   } else if (event.event === 'chunks' || event.event === 'document') {

@@ -123,9 +123,12 @@ async function loadNumpyLibraries(py) {
 /**
  * numpy and readingroom (and their compiled bytecode) into site-packages: from the build's image,
  * or else from the two wheels. These are Pyodide 0.27's internals (pyodide._api): on any surprise,
- * loadPackage does it the slow way.
+ * loadPackage does it the slow way. Returns {loadNumpy: () => Promise}, which loads numpy's
+ * libraries: opening the library needs no numpy (readingroom._lazy_numpy), so the worker loads
+ * them after the page is ready, before anything can import numpy.
  */
 export async function installPackages(py, downloads, report) {
+  let loadNumpy = async () => {};
   try {
     const image = await downloads.site?.catch((err) => {
       console.warn('Reading Room: no site-packages image, unpacking the wheels:', err?.message ?? err);
@@ -137,20 +140,25 @@ export async function installPackages(py, downloads, report) {
       unpack(py, numpy.bytes, numpy.file);
       unpack(py, await assetBytes(downloads.manifest ?? {}, downloads.wheelPath), downloads.wheelPath.split('/').pop());
     }
-    await loadNumpyLibraries(py);
+    const libraries = loadNumpyLibraries(py).catch(async (err) => {
+      console.warn('Reading Room: loading numpy\'s libraries failed, using loadPackage:', err?.message ?? err);
+      await py.loadPackage('numpy', { messageCallback: () => {} });
+    });
+    loadNumpy = () => libraries;
   } catch (err) {
     console.warn('Reading Room: installing numpy and readingroom failed, using loadPackage:', err?.message ?? err);
     await py.loadPackage('numpy', { messageCallback: () => {} });
     // A wheel URL installs as-is: no dependency resolution, so no index is ever consulted.
     await py.loadPackage(here(downloads.wheelPath), { messageCallback: () => {} });
   }
-  report.mark('numpy');
+  report.mark('site');
   // Python's finder for site-packages lists the folder again. (importlib.invalidate_caches()
   // would too, but it imports importlib.metadata and email first: 0.3 s of compiling, in node.)
   const finder = py._api.sys.path_importer_cache.get(py._api.sitepackages);
   finder?.invalidate_caches();
   finder?.destroy();
   report.mark('wheel');
+  return { loadNumpy };
 }
 
 /**

@@ -31,11 +31,12 @@ const sqlite = loadSqlite();
 runtime.catch(() => {}); // reported through 'start'
 sqlite.catch(() => {});
 
+/** Pyodide with readingroom installed: {py, loadNumpy() -> Promise (numpy's libraries)}. */
 async function loadPython(wheel) {
   const { py, downloads } = await runtime;
   progress('python', { status: 'installing readingroom' });
-  await installPackages(py, { ...downloads, wheelPath: downloads.wheelPath ?? wheel }, { mark, progress });
-  return py;
+  const { loadNumpy } = await installPackages(py, { ...downloads, wheelPath: downloads.wheelPath ?? wheel }, { mark, progress });
+  return { py, loadNumpy };
 }
 
 /** What the page adds to Python's status about where the library lives. */
@@ -86,7 +87,12 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
     return db;
   });
   opening.catch(() => {}); // awaited below, after the import
-  pyodide = await loadPython(wheel);
+  const python = await loadPython(wheel);
+  pyodide = python.py;
+  // numpy is imported where it is first used, after the page is ready (see the warm-up below).
+  const lazy = pyodide.pyimport('readingroom._lazy_numpy');
+  lazy.install();
+  lazy.destroy();
   // Python imports readingroom while the database opens: the database's waits on OPFS (the lock,
   // the file pool) overlap the import instead of coming before it. Nothing calls SQL before open.
   let sql = null;
@@ -105,14 +111,23 @@ async function start({ embedPort: port, wheel, model, storage: wanted }) {
   for (const name of ['open', 'add_documents', 'query', 'status', 'documents', 'delete_document',
     'cancel_ingest', 'cancel_queries_before', 'clear_unfinished', 'reindex', 'neighbours', 'warm',
     'merge_bundle', 'ask', 'check_answer', 'set_merging', 'summarise', 'embed_pending', 'type_ahead']) api[name] = mod[name];
-  openConfig = JSON.stringify({ storage: store.storage, model });
+  const config = { storage: store.storage, model };
+  openConfig = JSON.stringify(config);
   try {
-    const status = await callPython('open', openConfig);
+    // Opened without the warm-up: it would import numpy before the page is ready.
+    const status = await callPython('open', JSON.stringify({ ...config, warm: false }));
     if (status.error) throw status.error; // without a library there is nothing to serve
     mark('open');
     // Load the vectors into Python's matrix now, queued behind start, while the person types:
-    // otherwise the first search pays for it.
-    serialized(() => callPython('warm'))().catch(() => {});
+    // otherwise the first search pays for it. Nothing else runs before numpy's libraries are in
+    // (the warm-up is the first thing to import numpy).
+    serialized(async () => {
+      await python.loadNumpy();
+      const warm = await callPython('warm');
+      mark('numpy');
+      progress('numpy', { at: timings.numpy }); // the page keeps it with the start-up's timings
+      return warm;
+    })().catch(() => {});
     if (status.pending) resumePending();
     return { ...status, ...storageInfo(), workerTimings: timings };
   } catch (err) {

@@ -121,9 +121,15 @@ def _stages(runs: list[dict]) -> dict:
     return {name: summary(v) for name, v in stages.items()}
 
 
+# The phases of a start, once the worker has imported numpy too (right after ready; at most 30 s).
 _PHASES = """
 async () => {
-  const s = await window.readingroom.status();
+  const until = performance.now() + 30000;
+  let s = await window.readingroom.status();
+  while (s.timings?.retrievalWorker?.numpy === undefined && performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    s = await window.readingroom.status();
+  }
   const t = s.timings ?? {};
   return {...t, embedderLoadMs: s.embedder?.loadMs ?? null, crossOriginIsolated: s.crossOriginIsolated,
           embedThreads: s.embedThreads};
@@ -157,7 +163,11 @@ def startup(browser, url: str, reps: int = 1) -> tuple[dict, dict]:
         print("\n".join(phase_lines(f"warm{rep + 1}", phases[f"warm{rep + 1}"])), flush=True)
         ctx.close()
     med = lambda v: round(sorted(v)[len(v) // 2], 1)  # noqa: E731
+    # numpy comes in right after ready (readingroom._lazy_numpy): when a warm reload had it
+    numpy_in = [w for k, p in phases.items() if k.startswith("warm")
+                if (w := (p.get("retrievalWorker") or {}).get("numpy")) is not None]
     return ({"cold_first_visit": med(cold), "warm_reload": med(warm),
+             "warm_numpy_in": med(numpy_in) if numpy_in else None,
              "cold_samples": [round(x) for x in cold], "warm_samples": [round(x) for x in warm]}, phases)
 
 

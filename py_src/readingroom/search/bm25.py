@@ -87,7 +87,7 @@ def varints(buf: bytes) -> np.ndarray:
     return np.add.reduceat((b & 0x7F) << shift, starts)
 
 
-Postings = tuple[np.ndarray, np.ndarray]  # chunk ids (int64), the term's f in each (float64)
+Postings = tuple["np.ndarray", "np.ndarray"]  # chunk ids (int64), the term's f in each (float64)
 
 
 def postings(ids: np.ndarray, f: np.ndarray) -> Postings:

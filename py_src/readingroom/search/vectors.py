@@ -51,7 +51,7 @@ PREFILTER_PER_RESULT = 8  # ... and this many per result asked for
 EXACT_RESCORE = 20  # int8 candidates whose order is made exact from the stored floats
 _BLOCK = 16_384  # rows per step when scoring or coding many rows at once
 
-Exact = Callable[[np.ndarray], np.ndarray]  # chunk ids -> their float32 vectors, same order
+Exact = Callable[["np.ndarray"], "np.ndarray"]  # chunk ids -> their float32 vectors, same order
 
 
 def prefilter(n: int) -> int:
