@@ -48,15 +48,20 @@ def install() -> bool:
     return True
 
 
+def _waiting() -> _Numpy | None:
+    """The stand-in, while the real numpy is not imported yet."""
+    module = sys.modules.get("numpy")
+    return module if isinstance(module, _Numpy) and "_real" not in module.__dict__ else None
+
+
 def ensure() -> None:
     """Import the real numpy now if only the stand-in is there (the page's warm-up, right after
     it is ready, so that the first search does not pay for it)."""
-    module = sys.modules.get("numpy")
-    if isinstance(module, _Numpy) and "_real" not in module.__dict__:
-        _load(module)
+    stand_in = _waiting()
+    if stand_in is not None:
+        _load(stand_in)
 
 
 def loaded() -> bool:
     """Whether the real numpy has been imported."""
-    module = sys.modules.get("numpy")
-    return module is not None and not (isinstance(module, _Numpy) and "_real" not in module.__dict__)
+    return "numpy" in sys.modules and _waiting() is None
