@@ -89,3 +89,37 @@ def test_documents_and_word_search_before_the_model_and_meaning_search_waits_for
     finally:
         ctx.close()
     assert guard.offending == [], f"requests left the origin: {guard.offending}"
+
+
+def test_a_retrieval_worker_that_cannot_start_is_reported_even_before_the_page_listens(browser, site, guard):
+    # The retrieval worker starts before the rest of the page's scripts have loaded (api/early.js);
+    # what it says before start.js listens is kept and handed over. Here its script throws at once
+    # while start.js is held back, so the failure arrives before anyone listens for it.
+    ctx = browser.new_context(service_workers="block")
+    ctx.route("**/*", guard.route)
+    served, held = [], HeldModel()
+    ctx.route("**/retrieval-worker.js", lambda route: (served.append(route.request.url), route.fulfill(
+        status=200, content_type="text/javascript", body="throw new Error('this copy of the worker is broken');")))
+    ctx.route("**/api/start.js", held.route)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{site}/", wait_until="commit")  # "load" would wait for the held start.js
+        for _ in range(100):
+            if served:
+                break
+            page.wait_for_timeout(50)
+        assert served, "the retrieval worker was not started before the page's own modules loaded"
+        page.wait_for_timeout(300)
+        held.release()
+        page.wait_for_function("() => window.readingroom !== undefined", timeout=READY_TIMEOUT_MS)
+        page.evaluate("() => { window.readingroom.ready.then(() => { window.__outcome = null; }, "
+                      "(e) => { window.__outcome = {type: e.type, message: e.message}; }); }")
+        error = page.wait_for_function("() => window.__outcome !== undefined && window.__outcome",
+                                       timeout=30_000).json_value()
+        assert error["type"] == "worker"
+        assert "retrieval worker could not start" in error["message"]  # (Chromium keeps a module worker's own message to itself)
+        assert "Reload the page" in page.locator("#notice").inner_text()
+        assert page.evaluate("() => window.readingroom.status()")["state"] == "error"
+    finally:
+        ctx.close()
+    assert guard.offending == [], f"requests left the origin: {guard.offending}"

@@ -1,4 +1,4 @@
-// Start-up of the page's library: spawns the embedding and retrieval workers, loads Python and
+// Start-up of the page's library: spawns the embedding worker and adopts the retrieval worker (early.js), loads Python and
 // opens the library (libraryReady), waits for the model (ready), and turns the workers' progress
 // events into the page's steps, banners and ingestion panel (as events: api/ imports nothing from
 // ui/). library.js, the automation API, calls start() once.
@@ -11,6 +11,7 @@ import {
 import {
   bindEmbedder, embedderFailedToLoad, embedderReady, embedding, spawnEmbedder, startAnswerHelper,
 } from './embedder.js';
+import { adopt, retrievalWorker } from './early.js';
 import { importMessage, openBundle } from './index-file.js';
 import { setupOffline } from './offline.js';
 import { askToTakeOver } from './tabs.js';
@@ -108,12 +109,11 @@ function libraryUp(status) {
  * model are up (`ready`), or rejects with a RemoteError saying what failed. */
 async function boot() {
   // Workers first: each starts loading its runtime as soon as its script runs, while the page
-  // fetches the manifest.
+  // fetches the manifest. The retrieval worker started earlier still (early.js).
   const first = spawnEmbedder();
-  const retrievalWorker = new Worker('retrieval-worker.js', { type: 'module', name: 'readingroom-retrieval' });
   retrievalWorker.addEventListener('error', workerFailed('retrieval worker'));
   worker.rpc = rpcClient(retrievalWorker, onProgress);
-  state.retrievalWorker = retrievalWorker;
+  state.retrievalWorker = adopt();
 
   manifest = await (await fetch('build-manifest.json')).json();
   state.version = manifest.version;

@@ -1,0 +1,26 @@
+// The retrieval worker, started by the page's first script: index.html loads this module on its
+// own, before app.js, whose imports are four modules deep (the worker would otherwise start only
+// after all of them had loaded: ~130 ms later on a warm reload). start.js adopts the worker; the
+// events it sends before then are kept and handed over, in order, by adopt().
+
+const kept = [];
+const keep = (event) => {
+  event.preventDefault?.(); // an early error is reported when adopted, not as an uncaught one
+  kept.push(event);
+};
+
+export const retrievalWorker = new Worker('retrieval-worker.js', { type: 'module', name: 'readingroom-retrieval' });
+retrievalWorker.addEventListener('message', keep);
+retrievalWorker.addEventListener('error', keep);
+
+/** Call once the worker's own listeners are attached: stops keeping and replays what was kept. */
+export function adopt() {
+  retrievalWorker.removeEventListener('message', keep);
+  retrievalWorker.removeEventListener('error', keep);
+  for (const event of kept.splice(0)) {
+    retrievalWorker.dispatchEvent(event.type === 'message'
+      ? new MessageEvent('message', { data: event.data })
+      : new ErrorEvent('error', { message: event.message, filename: event.filename, lineno: event.lineno }));
+  }
+  return retrievalWorker;
+}
