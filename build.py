@@ -92,7 +92,7 @@ def build(dist: Path = DIST, py_src: Path = PY_SRC, index: Path | None = None,
     copy_ocr(staging)
     wheel = build_readingroom_wheel(py_src, staging / "wheels")
     build_chat(staging)
-    snap = pyodide_snapshot(py_src) if snapshot else None
+    snap = pyodide_snapshot(wheel) if snapshot else None
     if snap is not None:
         shutil.copyfile(snap, staging / SNAPSHOT_PATH)
     site_image(staging, wheel, pyc_bundle(staging, wheel) if snapshot else None)

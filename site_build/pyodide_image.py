@@ -38,98 +38,85 @@ SNAPSHOT_IMPORTS = [
     # imported by readingroom's import from Pyodide's stdlib zip, which holds sources only
     "base64", "unicodedata",
 ]
-# The regular expressions readingroom compiles when it is imported (~100; in wasm, compiling them
-# is a good share of the import on every start) are compiled into the snapshot too: they wait
-# in `re`'s own cache, keyed by pattern and flags, so the import finds them. The list is read
-# from a native import of the same source at build time (``import_patterns``); a pattern that is
-# not there (another version of the code) is compiled as ever, so this only ever saves time.
+# readingroom itself is imported into the snapshot too (since 2026-11-27): on a warm reload the
+# page spent ~170-330 ms importing it after the restore (its ~70 modules, the dataclasses' generated
+# methods, ~100 regular expressions), and now finds it in sys.modules. Its wheel is unpacked into
+# site-packages first (the file system is not part of the snapshot: the page unpacks the site
+# image as before, for the modules imported later). numpy stays out: readingroom._lazy_numpy's
+# stand-in is installed first, as the worker does, and the import must leave it waiting (numpy's
+# libraries cannot be in a snapshot). Nothing in it may hold a JS object: the worker registers
+# `readingroom_host` after the restore (readingroom._compat._in_pyodide looks it up when used).
 _SNAPSHOT_JS = r"""
 import { loadPyodide } from %(module)s;
 import { readFileSync, writeFileSync } from 'node:fs';
 const py = await loadPyodide({ indexURL: %(index)s, _makeSnapshot: true });
+py.FS.writeFile('/tmp/readingroom.whl', readFileSync(%(wheel)s));
+py.globals.set('SITE', py._api.sitepackages);
 const so = py.runPython(`
-import sys
+import sys, zipfile
 for name in %(imports)s:
     __import__(name)
-[m for m, mod in sys.modules.items() if (getattr(mod, '__file__', '') or '').endswith('.so')]
+with zipfile.ZipFile('/tmp/readingroom.whl') as wheel:
+    wheel.extractall(SITE)
+del SITE
+import readingroom._lazy_numpy as lazy
+lazy.install()
+import readingroom.worker
+if lazy._waiting() is None:
+    raise RuntimeError('importing readingroom imported numpy')
+[m for m, mod in sys.modules.items() if (getattr(mod, '__dict__', {}).get('__file__') or '').endswith('.so')]
 `).toJs();
 if (so.length) throw new Error('shared libraries loaded, cannot snapshot: ' + so.join(', '));
-py.globals.set('PATTERNS_JSON', readFileSync(%(patterns)s, 'utf8'));
-py.runPython(`
-import json, re
-for pattern, flags in json.loads(PATTERNS_JSON):
-    re.compile(pattern, flags)
-del PATTERNS_JSON
-`);
 writeFileSync(%(out)s, py.makeMemorySnapshot());
 """
-_PATTERNS_PY = """
-import json, re, sys
-import numpy, asyncio  # their own patterns are compiled before ours either way
-before = set(re._cache)
-import readingroom.worker
-print(json.dumps(sorted([p, f] for t, p, f in re._cache if t is str and (t, p, f) not in before)))
-"""
 
 
-def import_patterns(py_src: Path) -> list:
-    """``[pattern, flags]`` for each regular expression importing ``readingroom.worker`` compiles,
-    natively; empty (and said) when the native import fails."""
-    import sys
-
-    env = {**os.environ, "PYTHONPATH": str(py_src)}
-    proc = subprocess.run([sys.executable, "-c", _PATTERNS_PY], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=300)
-    if proc.returncode == 0:
-        try:
-            return json.loads(proc.stdout)
-        except ValueError:
-            why = "its native import printed something other than the list of patterns"
-    else:
-        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
-        why = f"its native import failed ({lines[-1]})"
-    log(f"readingroom's regular expressions are not in the snapshot: {why}")
-    return []
+def wheel_hash(wheel: Path) -> str:
+    """The sha256 of a wheel's members (not of the zip, whose timestamps change on every build)."""
+    with zipfile.ZipFile(wheel) as z:
+        return hashlib.sha256(b"".join(z.read(n) for n in sorted(z.namelist()))).hexdigest()
 
 
-def _run_node(node: str, script: str, cwd: Path, doing: str, failed: str, *, scratch: Path, made: Path) -> bool:
+def _run_node(node: str, script: str, cwd: Path, doing: str, failed: str, *, made: Path,
+              scratch: Path | None = None) -> bool:
     """Run a module script in node that writes ``made``; ``scratch`` (its input file) is
-    removed either way. A failure is logged with its last line, and nothing half-made is kept."""
+    removed either way. A failure is logged with its error line, and nothing half-made is kept."""
     log(doing)
     proc = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True,
                           cwd=cwd, timeout=600)
-    scratch.unlink(missing_ok=True)
+    if scratch is not None:
+        scratch.unlink(missing_ok=True)
     if proc.returncode != 0 or not made.is_file():
-        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
-        log(f"{failed}: {lines[-1]}")
+        lines = [line for line in (proc.stderr or proc.stdout).strip().splitlines()
+                 if line.strip() and not line.startswith(("Node.js", "    at ", "var Module"))] or ["no output"]
+        errors = [line for line in lines if "Error" in line and len(line) < 500]
+        log(f"{failed}: {(errors or lines)[-1][:500]}")
         made.unlink(missing_ok=True)
         return False
     return True
 
 
-def pyodide_snapshot(py_src: Path = ROOT / "py_src") -> Path | None:
-    """The gzipped snapshot for the pinned Pyodide, made once with node and cached by inputs."""
+def pyodide_snapshot(wheel: Path) -> Path | None:
+    """The gzipped snapshot for the pinned Pyodide with ``wheel`` (readingroom) imported, made
+    with node and cached by its inputs."""
     node = shutil.which("node")
     if node is None:
         log("no node on PATH: building without a Pyodide memory snapshot (slower first start)")
         return None
     pyodide = NODE_MODULES / "pyodide"
-    patterns = json.dumps(import_patterns(py_src))
     key = hashlib.sha256("\n".join([
         *(sha for src, _dest, sha in NPM_FILES if src.startswith("pyodide/")),
-        _SNAPSHOT_JS, json.dumps(SNAPSHOT_IMPORTS), patterns]).encode()).hexdigest()[:16]
+        _SNAPSHOT_JS, json.dumps(SNAPSHOT_IMPORTS), wheel_hash(wheel)]).encode()).hexdigest()[:16]
     out = CACHE / "pyodide-snapshot" / f"snapshot-{key}.bin.gz"
     if out.is_file():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     raw = out.with_name(f"{out.stem}.{os.getpid()}.raw")
-    listed = out.with_name(f"{out.stem}.{os.getpid()}.patterns.json")
-    listed.write_text(patterns, "utf-8")
     script = _SNAPSHOT_JS % {"module": json.dumps((pyodide / "pyodide.mjs").as_uri()),
                              "index": json.dumps(str(pyodide) + "/"), "out": json.dumps(str(raw)),
-                             "imports": json.dumps(SNAPSHOT_IMPORTS), "patterns": json.dumps(str(listed))}
-    if not _run_node(node, script, ROOT, "making the Pyodide memory snapshot (once; about 10 s)",
-                     "no Pyodide memory snapshot", scratch=listed, made=raw):
+                             "imports": json.dumps(SNAPSHOT_IMPORTS), "wheel": json.dumps(str(wheel))}
+    if not _run_node(node, script, ROOT, "making the Pyodide memory snapshot with readingroom imported (once per change; about 15 s)",
+                     "no Pyodide memory snapshot", made=raw):
         return None
     tmp = out.with_name(out.name + f".{os.getpid()}.part")
     with open(raw, "rb") as src, gzip.open(tmp, "wb", compresslevel=6) as dst:
@@ -181,11 +168,9 @@ def pyc_bundle(staging: Path, wheel: Path) -> Path | None:
         return None
     pyodide = NODE_MODULES / "pyodide"
     vendor = staging / "vendor" / "pyodide"  # the shipped Pyodide, its trimmed lock and wheels
-    with zipfile.ZipFile(wheel) as z:
-        ours = hashlib.sha256(b"".join(z.read(n) for n in sorted(z.namelist()))).hexdigest()
     key = hashlib.sha256("\n".join([
         *(sha for src, _dest, sha in NPM_FILES if src.startswith("pyodide/")),
-        (vendor / "pyodide-lock.json").read_text(), ours, _PYC_PY, _PYC_JS]).encode()).hexdigest()[:16]
+        (vendor / "pyodide-lock.json").read_text(), wheel_hash(wheel), _PYC_PY, _PYC_JS]).encode()).hexdigest()[:16]
     out = CACHE / "pyodide-pyc" / f"site-pyc-{key}.zip"
     if out.is_file():
         return out
@@ -237,4 +222,4 @@ def snapshot_manifest(dist: Path) -> dict | None:
     if not path.is_file():
         return None
     return {"path": SNAPSHOT_PATH, "gzip": True, "size": path.stat().st_size, "sha256": sha256_file(path),
-            "pyodide": NPM_VERSIONS["pyodide"], "imports": SNAPSHOT_IMPORTS}
+            "pyodide": NPM_VERSIONS["pyodide"], "imports": [*SNAPSHOT_IMPORTS, "readingroom.worker"]}

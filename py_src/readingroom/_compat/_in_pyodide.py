@@ -20,9 +20,21 @@ from typing import Any, Awaitable, Sequence
 import numpy as np
 from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
 
-import readingroom_host as host  # type: ignore[import-not-found]
-
 from ..errors import EmbedderError, EmbedderOffline, StorageError
+
+
+class _Host:
+    """``readingroom_host``, looked up when first used rather than at import: the build's memory
+    snapshot holds this module imported (site_build/pyodide_image.py), and the worker registers
+    the JS module only after restoring it. A snapshot can hold no JS object."""
+
+    def __getattr__(self, name: str) -> Any:
+        import readingroom_host  # type: ignore[import-not-found]
+
+        return getattr(readingroom_host, name)
+
+
+host = _Host()
 
 
 def _to_js_param(value: Any) -> Any:
