@@ -38,6 +38,7 @@ def test_documents_and_word_search_before_the_model_and_meaning_search_waits_for
     # No service worker: the model's file then always comes over the network, where the test holds it.
     ctx = browser.new_context(service_workers="block")
     ctx.route("**/*", guard.route)
+    ctx.on("request", guard.on_request)
     try:
         page = ctx.new_page()
         console = []
@@ -86,6 +87,9 @@ def test_documents_and_word_search_before_the_model_and_meaning_search_waits_for
         worker = page.evaluate("() => window.readingroom.status()")["timings"]["retrievalWorker"]
         assert worker["numpy"] >= worker["open"]
         assert not [m for m in console if "loadPackage" in m or "site-packages image" in m], console
+        # SQLite's start does not try its other OPFS VFS (its proxy worker is not shipped)
+        assert any("retrieval-worker.js?opfs-disable" in u for u in guard.requests)
+        assert not [u for u in guard.requests if "opfs-async-proxy" in u]
     finally:
         ctx.close()
     assert guard.offending == [], f"requests left the origin: {guard.offending}"
@@ -98,7 +102,7 @@ def test_a_retrieval_worker_that_cannot_start_is_reported_even_before_the_page_l
     ctx = browser.new_context(service_workers="block")
     ctx.route("**/*", guard.route)
     served, held = [], HeldModel()
-    ctx.route("**/retrieval-worker.js", lambda route: (served.append(route.request.url), route.fulfill(
+    ctx.route("**/retrieval-worker.js*", lambda route: (served.append(route.request.url), route.fulfill(
         status=200, content_type="text/javascript", body="throw new Error('this copy of the worker is broken');")))
     ctx.route("**/api/start.js", held.route)
     try:

@@ -9,7 +9,11 @@ const keep = (event) => {
   kept.push(event);
 };
 
-export const retrievalWorker = new Worker('retrieval-worker.js', { type: 'module', name: 'readingroom-retrieval' });
+// opfs-disable: sqlite3.mjs reads this flag from its worker's own URL and then does not install
+// its "opfs" VFS, which would start a proxy worker we do not ship (one 404) and hold SQLite's
+// start until that failed (~0.3-0.5 s of a warm reload). The library uses opfs-sahpool, which
+// needs no proxy. The service worker serves worker scripts whatever their query.
+export const retrievalWorker = new Worker('retrieval-worker.js?opfs-disable', { type: 'module', name: 'readingroom-retrieval' });
 retrievalWorker.addEventListener('message', keep);
 retrievalWorker.addEventListener('error', keep);
 

@@ -30,9 +30,9 @@ export async function loadSqlite() {
   // without waiting for this 760 kB module.
   const { default: sqlite3InitModule } = await import('./vendor/sqlite/sqlite3.mjs');
   // The bootstrap also tries the other OPFS VFS. Without SharedArrayBuffer it warns that the
-  // server "must emit COOP/COEP headers"; on a cross-origin isolated page it tries to start that
-  // VFS's proxy worker, which we do not ship (one 404), and logs an error. We use opfs-sahpool,
-  // which needs neither: drop those lines.
+  // server "must emit COOP/COEP headers"; on a cross-origin isolated page the worker's URL says
+  // opfs-disable (api/early.js), or it would start that VFS's proxy worker, which we do not ship,
+  // and log an error. We use opfs-sahpool, which needs neither: drop those lines.
   const theirs = (args) => /^(Ignoring inability to install OPFS|Error initializing OPFS asyncer)/.test(String(args[0]));
   globalThis.sqlite3ApiConfig = {
     warn: (...args) => {

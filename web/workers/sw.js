@@ -109,7 +109,9 @@ self.addEventListener('fetch', (event) => {
     const navigate = request.mode === 'navigate';
     const key = navigate && url.pathname.endsWith('/') ? scoped('./') : request;
     // OCR's files are not precached: web/api/ocr.js keeps them, checked, in their own cache.
-    const cached = (await cache.match(key)) ?? (navigate ? undefined : await caches.match(request, { cacheName: 'ocr-assets' }));
+    // A worker's script is the same file whatever its query (the retrieval worker's ?opfs-disable).
+    const cached = (await cache.match(key, { ignoreSearch: request.destination === 'worker' }))
+      ?? (navigate ? undefined : await caches.match(request, { cacheName: 'ocr-assets' }));
     if (cached && !navigate && !DECIDES_ISOLATION.has(request.destination)) return cached;
     const response = cached ?? (await fetch(request));
     return withIsolation(response, !url.searchParams.getAll('isolation').includes('off'));

@@ -67,7 +67,7 @@ async () => {
     if (js) {
       out.js_heap_bytes = {};
       for (const b of js.breakdown) {
-        const name = b.attribution.map((a) => a.url.split('/').pop() || a.scope).join(',') || 'other';
+        const name = b.attribution.map((a) => a.url.split('/').pop().split('?')[0] || a.scope).join(',') || 'other';
         out.js_heap_bytes[name] = (out.js_heap_bytes[name] ?? 0) + b.bytes;
       }
     }
