@@ -1,7 +1,8 @@
 // The retrieval worker, started by the page's first script: index.html loads this module on its
 // own, before app.js, whose imports are four modules deep (the worker would otherwise start only
 // after all of them had loaded: ~130 ms later on a warm reload). start.js adopts the worker; the
-// events it sends before then are kept and handed over, in order, by adopt().
+// events it sends before then are kept and handed over, in order, by adopt(). Then the page
+// loads SQLite only to run its first calls once (see the end).
 
 const kept = [];
 const keep = (event) => {
@@ -28,3 +29,12 @@ export function adopt() {
   }
   return retrievalWorker;
 }
+
+// The browser compiles a wasm function when it is first called, and shares compiled code between
+// the page and its workers for the same wasm bytes. The worker's first calls into SQLite came on
+// its start's critical path (~200-350 ms on a warm reload, its one thread also restoring Python);
+// made here first, on the page's otherwise idle thread, the worker finds them compiled (~5-15 ms).
+// The page keeps no SQLite of its own afterwards.
+import('../sqlite-load.js').then(({ loadSqlite }) => loadSqlite()).then(() => {
+  if (globalThis.sqlite3ApiBootstrap) globalThis.sqlite3ApiBootstrap.sqlite3 = undefined;
+}).catch((err) => console.warn('Reading Room: compiling SQLite ahead failed (harmless):', err?.message ?? err));

@@ -9,7 +9,8 @@ import { ingesting, reading, serialized } from './lanes.js';
 import { pythonErrorInfo } from './python-errors.js';
 import { attachBytes, detachSchema, readBytes } from './sqlite-bytes.js';
 import { sqlHost } from './sqlite-copy.js';
-import { importDatabase, loadSqlite, openDatabase } from './sqlite-host.js';
+import { importDatabase, openDatabase } from './sqlite-host.js';
+import { loadSqlite } from './sqlite-load.js';
 import { installPackages, loadRuntime } from './python-runtime.js';
 
 let pyodide = null;

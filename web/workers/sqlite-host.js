@@ -1,7 +1,7 @@
-// SQLite (with sqlite-vec and FTS5) for the retrieval worker: load the wasm, take the per-origin
-// lock, open the database in OPFS (or in memory), and swap in an index file made elsewhere
-// (importDatabase). The two calls Python uses are sqlite-copy.js's sqlHost; the import's reading
-// and checks are sqlite-import.js; bytes into databases, sqlite-bytes.js.
+// SQLite (with sqlite-vec and FTS5) for the retrieval worker: take the per-origin lock, open the
+// database in OPFS (or in memory), and swap in an index file made elsewhere (importDatabase).
+// Loading the wasm is sqlite-load.js; the two calls Python uses are sqlite-copy.js's sqlHost; the
+// import's reading and checks are sqlite-import.js; bytes into databases, sqlite-bytes.js.
 
 import { importError } from './sqlite-bytes.js';
 import { closeCopy, loadCopy } from './sqlite-copy.js';
@@ -14,71 +14,6 @@ const LOCK_NAME = 'readingroom-database';
 // new pool file and then rewrites this pointer, which is the commit: until then the old library
 // is the library, so an import that fails or is interrupted leaves it untouched.
 const CURRENT_FILE = 'readingroom-current-db';
-
-/**
- * Initialise the sqlite-vec build of sqlite-wasm.
- *
- * As published, its post-js code pushes onto Module.postRun after Emscripten has already run the
- * postRun hooks, which aborts ("Attempt to set Module.postRun after it has already been
- * processed"). Owning `postRun` ourselves keeps Emscripten from replacing it with that trap, and
- * our push() runs the API bootstrap at once, handing it the module as Emscripten would.
- * `HEAPU64` is not exported by this build; the bootstrap probes it to decide on BigInt support,
- * and the wasm is built with WASM_BIGINT, so answer true.
- */
-export async function loadSqlite() {
-  // Imported here rather than statically, so the worker's own script runs (and starts Pyodide)
-  // without waiting for this 760 kB module.
-  const { default: sqlite3InitModule } = await import('./vendor/sqlite/sqlite3.mjs');
-  // The bootstrap also tries the other OPFS VFS. Without SharedArrayBuffer it warns that the
-  // server "must emit COOP/COEP headers"; on a cross-origin isolated page the worker's URL says
-  // opfs-disable (api/early.js), or it would start that VFS's proxy worker, which we do not ship,
-  // and log an error. We use opfs-sahpool, which needs neither: drop those lines.
-  const theirs = (args) => /^(Ignoring inability to install OPFS|Error initializing OPFS asyncer)/.test(String(args[0]));
-  globalThis.sqlite3ApiConfig = {
-    warn: (...args) => {
-      if (!theirs(args)) console.warn(...args);
-    },
-    error: (...args) => {
-      if (!theirs(args)) console.error(...args);
-    },
-  };
-  const moduleArg = {
-    postRun: { push: (fn) => fn(moduleArg) },
-    HEAPU64: true,
-    print: (...a) => console.log('[sqlite]', ...a),
-    printErr: (...a) => console.warn('[sqlite]', ...a),
-  };
-  const sqlite3 = await sqlite3InitModule(moduleArg);
-  warmUp(sqlite3);
-  return sqlite3;
-}
-
-/**
- * Run SQLite's start-up code once on a throwaway in-memory database, as soon as the wasm is in.
- * The browser compiles each wasm function the first time it is called, on this thread: the
- * first database opened took ~300 ms on a warm reload (opening the library's file right after
- * took ~10 ms), and it came on the start-up's critical path, after Python's import. Here it runs
- * while the worker still waits for Python's snapshot and packages.
- */
-function warmUp(sqlite3) {
-  let db = null;
-  try {
-    db = new sqlite3.oo1.DB(':memory:');
-    db.exec([
-      'pragma journal_mode=DELETE;',
-      'create virtual table w using fts5(x);',
-      "insert into w(x) values ('reading room');",
-      "select rowid, bm25(w) from w where w match 'room';",
-      'create virtual table v using vec0(e float[2]);',
-      "insert into v(rowid, e) values (1, '[1, 0]');",
-      "select rowid, distance from v where e match '[1, 0]' and k = 1;",
-    ]);
-  } catch (err) {
-    console.warn('Reading Room: warming SQLite up failed (harmless):', err?.message ?? err);
-  } finally {
-    db?.close();
-  }
-}
 
 /**
  * opfs-sahpool holds exclusive handles on its files, so only one tab may open the database.
