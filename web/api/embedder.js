@@ -8,6 +8,7 @@
 // the document it was on instead of hanging. A second death shows a Restart button instead.
 
 import { RemoteError, rpcClient } from '../rpc.js';
+import { EMBEDDER_NAME, adopt, embedderWorker } from './early.js';
 import { refetchModelFiles } from './offline.js';
 import { view } from './view.js';
 
@@ -21,25 +22,18 @@ const HEARTBEAT_MS = 2000;
 const DEAD_AFTER_MS = 20000; // a ping unanswered this long: dead (one batch takes a few seconds)
 export const embedding = { worker: null, call: null, generation: 0, deaths: 0, restarts: 0, heartbeat: null };
 
-// The page's WebGPU switch (workers/embed-webgpu.js): `?webgpu=software` lets ingestion use even a
-// software adapter (tests), `?webgpu=off` never looks for one; by default only a hardware GPU is used.
-const WEBGPU_SWITCH = new URLSearchParams(location.search).get('webgpu');
-// `?queryworker=off`: ingestion shares the query session again (embed-worker.js QUERY_WORKER), to compare.
-const QUERY_WORKER_OFF = new URLSearchParams(location.search).get('queryworker') === 'off';
-const WORKER_NAME = [
-  'readingroom-embedder',
-  ['software', 'off'].includes(WEBGPU_SWITCH) ? `webgpu=${WEBGPU_SWITCH}` : '',
-  QUERY_WORKER_OFF ? 'queryWorker=off' : '',
-].filter(Boolean).join(' ');
+let early = embedderWorker; // started by the page's first script (early.js); restarts start their own
 
 export function spawnEmbedder() {
   const generation = ++embedding.generation;
-  const worker = new Worker('embed-worker.js', { type: 'module', name: WORKER_NAME });
+  const worker = early ?? new Worker('embed-worker.js', { type: 'module', name: EMBEDDER_NAME });
+  early = null;
   const call = rpcClient(worker, host.onProgress);
   worker.addEventListener('error', (event) => {
     event.preventDefault?.();
     embedderDied(generation, event.message || 'script error');
   });
+  adopt(worker);
   const channel = new MessageChannel();
   const started = call('connect', { port: channel.port1 }, [channel.port1]).then(() => call('start'));
   started.catch(() => {}); // handled by whoever awaits it

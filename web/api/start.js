@@ -1,4 +1,4 @@
-// Start-up of the page's library: spawns the embedding worker and adopts the retrieval worker (early.js), loads Python and
+// Start-up of the page's library: adopts the workers early.js started, loads Python and
 // opens the library (libraryReady), waits for the model (ready), and turns the workers' progress
 // events into the page's steps, banners and ingestion panel (as events: api/ imports nothing from
 // ui/). library.js, the automation API, calls start() once.
@@ -109,11 +109,11 @@ function libraryUp(status) {
  * model are up (`ready`), or rejects with a RemoteError saying what failed. */
 async function boot() {
   // Workers first: each starts loading its runtime as soon as its script runs, while the page
-  // fetches the manifest. The retrieval worker started earlier still (early.js).
+  // fetches the manifest. Both started earlier still (early.js); these adopt them.
   const first = spawnEmbedder();
   retrievalWorker.addEventListener('error', workerFailed('retrieval worker'));
   worker.rpc = rpcClient(retrievalWorker, onProgress);
-  state.retrievalWorker = adopt();
+  state.retrievalWorker = adopt(retrievalWorker);
 
   manifest = await (await fetch('build-manifest.json')).json();
   state.version = manifest.version;
