@@ -62,7 +62,7 @@ del SITE
 import readingroom._lazy_numpy as lazy
 lazy.install()
 import readingroom.worker
-if lazy._waiting() is None:
+if lazy.loaded():
     raise RuntimeError('importing readingroom imported numpy')
 [m for m, mod in sys.modules.items() if (getattr(mod, '__dict__', {}).get('__file__') or '').endswith('.so')]
 `).toJs();

@@ -91,7 +91,7 @@ import readingroom.worker
 from readingroom._compat._in_pyodide import host
 json.dumps({{"imported": "readingroom.answer.ask" in before and "readingroom.worker" in before,
             "new": sorted(m for m in set(sys.modules) - before if m.startswith("readingroom")),
-            "numpy_waiting": lazy._waiting() is not None, "host": host.exec("select 1")}})
+            "numpy_waiting": "numpy" in sys.modules and not lazy.loaded(), "host": host.exec("select 1")}})
 `)));
 """
     out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, timeout=300)
