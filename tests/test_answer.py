@@ -83,6 +83,18 @@ def test_sentences_of_passage_eight_are_candidates_too():
     assert any(c.n == 8 and "forty two" in c.text for c in cands)
 
 
+def test_a_sentence_two_passages_share_is_one_candidate_from_the_first():
+    # The Python reference repeats notes across its topics ("The "except" clause(s) specify one
+    # or more exception handlers." in two); each copy took one of the embedded sentences.
+    shared = "The except clause names the exceptions it handles."
+    spans = [_span(f"{shared} Handlers are searched in order.", cid=1),
+             _span(f"{shared}  An expression-less clause matches anything.", doc_id=2, cid=2)]
+    cands = A.candidates("what does an except clause handle", spans, [_pieces(s) for s in spans])
+    same = [c for c in cands if " ".join(c.text.split()) == shared]
+    assert [(c.n, c.chunk_id) for c in same] == [(1, 1)]
+    assert any(c.n == 2 and c.text.startswith("An expression-less") for c in cands)
+
+
 def test_a_figures_labels_read_into_a_passage_are_no_candidate():
     # A PDF's text layer gives a plot's axis labels as lines of the page: "y x 1 ex" became a
     # sentence of its own and was quoted in an answer about legends (Asymptote's manual).

@@ -220,7 +220,8 @@ def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int, st
 def candidates(query: str, spans: Sequence[Span], pieces: Sequence[Sequence[Piece]],
                sims: Sequence[float | None] = (), max_sentences: int = MAX_SENTENCES) -> list[Candidate]:
     """Prose sentences of the passages, at most ``max_sentences``: each passage's first
-    ``FIRST_TURN`` by words, passage by passage, then the rest taken in turns."""
+    ``FIRST_TURN`` by words, passage by passage, then the rest taken in turns; a sentence
+    already taken from an earlier passage (the same words) is not taken again."""
     q = terms(query)
     top = spans[0].score if spans and spans[0].score else 1.0
     per_span: list[list[Candidate]] = []
@@ -236,11 +237,14 @@ def candidates(query: str, spans: Sequence[Span], pieces: Sequence[Sequence[Piec
         cands.sort(key=lambda c: -c.lexical)  # stable: ties keep document order
         per_span.append(cands)
     out: list[Candidate] = []
+    seen: set[str] = set()  # a sentence two passages share (a repeated note) is taken once, from the first
     depth, step = 0, FIRST_TURN
     while len(out) < max_sentences and any(depth < len(f) for f in per_span):
         for f in per_span:
             for c in f[depth:depth + step]:
-                if len(out) < max_sentences:
+                same = " ".join(c.text.split())
+                if len(out) < max_sentences and same not in seen:
+                    seen.add(same)
                     out.append(c)
         depth += step
         step = 1
