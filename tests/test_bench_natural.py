@@ -56,3 +56,33 @@ def test_a_natural_corpus_has_the_size_asked_and_a_growing_vocabulary(tmp_path, 
         assert result.results and result.reason is None
     finally:
         lib.close()
+
+
+def test_copied_vectors_are_near_twins_or_distinct_blends_as_asked():
+    """The bench's repeated corpora (bench/corpus.py): ``jitter`` copies sit next to their
+    originals (a query's exact top 10 are near-ties), ``mixed`` copies are distinct blends that
+    keep their original's direction; copy 0 is the corpus itself; an unknown kind is refused."""
+    import numpy as np
+    import pytest
+
+    from readingroom.bench.corpus import copy_vectors
+
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=(400, 384)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    assert copy_vectors(base, 0, rng, "mixed") is base
+    twins = copy_vectors(base, 1, rng, "jitter")
+    blends = copy_vectors(base, 1, rng, "mixed")
+    for v in (twins, blends):
+        assert v.shape == base.shape and np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    to_twin = np.sum(twins * base, axis=1)
+    to_blend = np.sum(blends * base, axis=1)
+    assert to_twin.min() > 0.97
+    assert 0.7 < to_blend.min() and to_blend.max() < 0.995 and to_blend.mean() < to_twin.mean() - 0.05
+    # each blend's nearest original is still its own, and no two blends coincide
+    assert (np.argmax(blends @ base.T, axis=1) == np.arange(len(base))).all()
+    sims = blends @ blends.T
+    np.fill_diagonal(sims, 0)
+    assert sims.max() < 0.99
+    with pytest.raises(ValueError):
+        copy_vectors(base, 1, rng, "shuffled")

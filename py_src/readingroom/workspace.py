@@ -11,7 +11,7 @@ settings (fusion, weights, ...). Every key is optional; an unknown key or a wron
     [search]              # any retrieval option (see Options), as JSON would give it
     weights = [1.0, 2.0]
     fusion = "rrf"
-    ef_search = 100
+    ef_search = 600
 """
 
 from __future__ import annotations

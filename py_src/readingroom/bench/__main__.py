@@ -64,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     lat.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite",
                      help="postgres: a shared library on Postgres + pgvector, directly and through serve")
     lat.add_argument("--db", default=None, help="with --store postgres: an empty database's URL (default: start one)")
+    lat.add_argument("--vectors", choices=["mixed", "jitter"], default="mixed",
+                     help="with --store postgres: each copy's vectors, distinct blends of the real ones (mixed) or "
+                          "near-twins of them (jitter; bench/corpus.py copy_vectors)")
     lat.add_argument("--startup-only", action="store_true", help="only cold first visit and warm reload")
     lat.add_argument("--startup-reps", type=int, default=1, help="cold+warm visits (medians reported)")
     lat.add_argument("--no-startup", action="store_true", help="only the index sizes (no cold/warm visits)")
@@ -168,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
 
         with tempfile.TemporaryDirectory() as tmp:
             results["latency_postgres"] = pg_bench.run_bench(ds, args.chunks or [100_000], args.queries, args.db, Path(tmp),
-                                                               args.json.with_suffix(".partial.json"))
+                                                               args.json.with_suffix(".partial.json"), args.vectors)
     elif args.cmd == "latency":
         from . import latency
 

@@ -42,7 +42,9 @@ class Options:
     reserve: int = 0
     documents: int = 20  # document-level candidates returned
     syntax: str = "web"  # how query text is read: web | plain | phrase | strict (syntax.py)
-    ef_search: int = 100  # HNSW's candidate list on Postgres (recall against speed)
+    # HNSW's candidate list on Postgres (recall against speed): the smallest of 100-800 that
+    # gave recall@10 >= 0.98 on held-back queries at 1M distinct vectors (README, Postgres).
+    ef_search: int = 600
 
     def to_dict(self) -> dict:
         d = asdict(self)

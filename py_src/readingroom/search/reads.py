@@ -18,6 +18,7 @@ from . import syntax
 from ..store import sqlite_sql as sql
 from .bm25 import LexicalIndex
 from .fts import match_expression
+from .options import Options
 from ..records import Filters, Hit
 from ..seams import Store
 from ..store import dialect
@@ -32,7 +33,7 @@ def _as_blob(qvec: np.ndarray) -> bytes:
 
 
 def vector_candidates(store: Store, qvec: np.ndarray, n: int, f: Filters,
-                      matrix: VectorMatrix | None = None, ef_search: int = 100) -> list[tuple[int, float]]:
+                      matrix: VectorMatrix | None = None, ef_search: int = Options.ef_search) -> list[tuple[int, float]]:
     """``(chunk_id, cosine similarity)``, best first, at most ``n``. With the in-memory
     ``matrix`` the search is one mat-vec (a filter is a mask); without it, vec0's KNN (on
     Postgres, HNSW with ``ef_search``: store/postgres.py)."""
