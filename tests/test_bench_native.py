@@ -37,7 +37,21 @@ def test_report_states_every_target_with_its_gap(tmp_path):
     (tmp_path / "ingest.json").write_text(json.dumps({"machine": machine, "ingest": {
         "browser": {"chunks": 10, "seconds": 2, "chunks_per_s": 6.0},
         "native": {"chunks": 10, "seconds": 0.2, "chunks_per_s": 50.0}}}))
+    from readingroom.search.options import Options
+
+    ef = str(Options.ef_search)
+    one_m = {"search_serve_ms": {"p95": 68.2}, "ask_serve_ms": {"p95": 420.0}, "throughput": {"searches_per_s": 37.2},
+             "recall_at_10": {ef: 0.99, "held_back": {"40": 0.99, ef: 0.93}}}
+    (tmp_path / "latency_postgres.json").write_text(json.dumps({"machine": machine, "latency_postgres": {
+        "sizes": {"1000000": one_m}, "scifact": {"postgres": {"hybrid": 0.7204}, "sqlite": {"hybrid": 0.7212}}}}))
     rows = {r["target"]: r for r in report.targets(report.gather(results, tmp_path))}
+    pg = {name.split(": ", 1)[1].split(" (")[0].split(",")[0]: r for name, r in rows.items() if name.startswith("Postgres")}
+    assert pg["search p95 through serve"]["met"] is True and pg["ask p95 through serve"]["met"] is False
+    assert pg["searches/s"]["met"] is True
+    # recall is the held-back queries' at the default ef_search, whatever the others give
+    assert pg["HNSW recall@10 at the default ef_search"]["measured"] == "0.93"
+    assert pg["HNSW recall@10 at the default ef_search"]["met"] is False
+    assert pg["SciFact hybrid nDCG@10"]["measured"] == "0.0008" and pg["SciFact hybrid nDCG@10"]["met"] is True
     assert rows["hot path p50 at 20k chunks"]["gap"] == "6.3× over (+133.7 ms)"
     assert rows["hot path p95 at 20k chunks"]["met"] is True
     assert rows["hot path p95 at 100k chunks"]["met"] is None

@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         print(answers.tables(results["answers"]))
     else:
         print(json.dumps({k: v for k, v in results.items() if k != "machine"}, indent=1))
-    print("\nTargets (issues 4 and 12), measured vs target:")
+    print("\nTargets (issues 4, 12 and 23), measured vs target:")
     print(report.targets_text(report.targets(report.gather(results, args.report))))
     print(f"wrote {args.json} and {path}", file=sys.stderr)
     return status

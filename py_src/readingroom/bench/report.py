@@ -12,7 +12,7 @@ import html
 import json
 from pathlib import Path
 
-SECTIONS = ("quality", "latency", "ingest", "peer", "answers")
+SECTIONS = ("quality", "latency", "ingest", "peer", "answers", "latency_postgres")
 
 
 def bars(title: str, items: list[tuple[str, float]], unit: str = "", width: int = 560) -> str:
@@ -42,6 +42,8 @@ def table(headers: list[str], rows: list[list]) -> str:
 # --- targets ---------------------------------------------------------------------------------
 
 def _num(x: float) -> str:
+    if 0 < abs(x) < 1:
+        return f"{x:.3g}"  # a recall or an nDCG difference, not rounded away
     return f"{x:,.1f}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
@@ -56,23 +58,23 @@ def _during(d: dict, how: str) -> str:
 
 def _at_most(name: str, measured: float | None, target: float, unit: str, load) -> dict:
     if measured is None:
-        return {"target": name, "measured": None, "goal": f"≤ {_num(target)} {unit}", "met": None,
+        return {"target": name, "measured": None, "goal": f"≤ {_num(target)} {unit}".rstrip(), "met": None,
                 "gap": "not measured", "load": load}
     met = measured <= target
     gap = (f"met ({measured / target:.2f}× of the limit)" if met
            else f"{measured / target:.1f}× over (+{_num(measured - target)} {unit})")
-    return {"target": name, "measured": f"{_num(measured)} {unit}", "goal": f"≤ {_num(target)} {unit}",
+    return {"target": name, "measured": f"{_num(measured)} {unit}".rstrip(), "goal": f"≤ {_num(target)} {unit}".rstrip(),
             "met": met, "gap": gap, "load": load}
 
 
 def _at_least(name: str, measured: float | None, target: float, unit: str, load) -> dict:
     if measured is None:
-        return {"target": name, "measured": None, "goal": f"≥ {_num(target)} {unit}", "met": None,
+        return {"target": name, "measured": None, "goal": f"≥ {_num(target)} {unit}".rstrip(), "met": None,
                 "gap": "not measured", "load": load}
     met = measured >= target
     gap = (f"met ({measured / target:.2f}× the target)" if met
            else f"{target / measured:.1f}× short ({measured / target:.0%} of the target)")
-    return {"target": name, "measured": f"{_num(measured)} {unit}", "goal": f"≥ {_num(target)} {unit}",
+    return {"target": name, "measured": f"{_num(measured)} {unit}".rstrip(), "goal": f"≥ {_num(target)} {unit}".rstrip(),
             "met": met, "gap": gap, "load": load}
 
 
@@ -154,8 +156,11 @@ def targets(sections: dict[str, dict]) -> list[dict]:
                     "load": _load(peer)})
     from .answer_scores import targets as answer_targets
 
-    for name, measured, goal, unit, at_least in answer_targets(sections.get("answers")):
-        out.append((_at_least if at_least else _at_most)(name, measured, goal, unit, _load(sections.get("answers"))))
+    from .pg_targets import targets as pg_targets
+
+    for key, rows in (("answers", answer_targets), ("latency_postgres", pg_targets)):
+        for name, measured, goal, unit, at_least in rows(sections.get(key)):
+            out.append((_at_least if at_least else _at_most)(name, measured, goal, unit, _load(sections.get(key))))
     return out
 
 
@@ -205,7 +210,7 @@ def write(results: dict, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     sections = gather(results, folder)
     rows = targets(sections)
-    parts = ["# Reading Room benchmark\n", "## Targets (issues 4 and 12)\n", targets_markdown(rows), ""]
+    parts = ["# Reading Room benchmark\n", "## Targets (issues 4, 12 and 23)\n", targets_markdown(rows), ""]
     q = sections.get("quality", {}).get("quality")
     if q:
         parts.append("## Quality (" + q.get("data", "") + ", split " + q.get("split", "") + ")\n")
