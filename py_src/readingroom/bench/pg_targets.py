@@ -5,14 +5,9 @@ measured, goal, unit, at_least), for ``report.targets``. Recall is the held-back
 from __future__ import annotations
 
 from ..search.options import Options
+from .report import _get
 
 SIZE = "1000000"  # the targets are set at a million chunks
-
-
-def _get(d, *keys):
-    for k in keys:
-        d = d.get(k) if isinstance(d, dict) else None
-    return d
 
 
 def targets(section: dict | None) -> list[tuple[str, float | None, float, str, bool]]:
