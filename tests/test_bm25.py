@@ -139,7 +139,7 @@ def test_follows_writes_and_terms_too_large_go_to_fts5():
 
 
 def test_least_recently_used_terms_make_room_and_unknown_words_are_never_kept():
-    lex = bm25.LexicalIndex(np.arange(1, 11), np.full(10, 5), 10, 50, max_bytes=10 * 16 + 12 * 12)
+    lex = bm25.LexicalIndex(np.arange(1, 11), np.full(10, 5), 10, 50, max_bytes=10 * bm25._CHUNK_BYTES + 12 * 12)
     stored = {"a": " ".join(str(2 * i) for i in range(1, 11)), "b": "2 4", "c": "6 8"}
     reads = []
     fetch = lambda term: reads.append(term) or bm25.instance_postings(stored.get(term))  # noqa: E731

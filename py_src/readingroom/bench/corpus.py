@@ -67,7 +67,7 @@ def scaled_index(source: Path, n_chunks: int, out: Path, seed: int = 7) -> Path:
     rows are copied in SQL, one transaction per copy (the FTS5 triggers index them as
     usual), so a million chunks take minutes rather than hours."""
     if out.exists():
-        return out
+        return with_kept_postings(out)
     tmp = out.with_name(f"{out.stem}.{os.getpid()}.building")  # concurrent runs never share it
     if tmp.exists():
         tmp.unlink()
@@ -94,9 +94,22 @@ def scaled_index(source: Path, n_chunks: int, out: Path, seed: int = 7) -> Path:
         written += min(take, len(ids))
         copy += 1
     store.query("DETACH DATABASE src")
+    index.keep_postings()
     store.close()
     tmp.rename(out)
     return out
+
+
+def with_kept_postings(path: Path) -> Path:
+    """``path``, a large index built here, with its common words' postings kept (as
+    ``readingroom index`` keeps them: store/sqlite_postings.py); one made before they were
+    gets them now."""
+    index = Index(open_store(path), Provenance(MODEL_ID, DIM))
+    try:
+        index.keep_postings()
+    finally:
+        index.store.close()
+    return path
 
 
 # ?1: id shift of this copy's documents, ?2: the copy's number (0 keeps the names).

@@ -33,7 +33,7 @@ from .._compat import open_store
 from ..store.index import Index, Provenance
 from ..search.merge import text_hash
 from ..model_files import DIM, MODEL_ID
-from .corpus import read_chunks
+from .corpus import read_chunks, with_kept_postings
 
 RELIABLE = 5  # SciFact's counts are used as they are down to this many occurrences
 TOPIC_WORDS, TOPIC_SHARE = 30, 0.2
@@ -108,7 +108,7 @@ def vocabulary_for(cal: dict, tokens: int, seed: int) -> tuple[list[str], np.nda
 def natural_index(source: Path, n_chunks: int, out: Path, seed: int = 11) -> Path:
     """An index of exactly ``n_chunks`` generated passages (cached by name); see the module."""
     if out.exists():
-        return out
+        return with_kept_postings(out)
     chunks = read_chunks(source)
     cal = calibrate([c["text"] for c in chunks])
     anchors = np.stack([np.frombuffer(c["vector"], np.float32) for c in chunks])
@@ -155,6 +155,7 @@ def natural_index(source: Path, n_chunks: int, out: Path, seed: int = 11) -> Pat
                     store.query(sql.INSERT_VECTOR, (chunk_id, vec.tobytes()))
                     start += len(text) + 2
                 written += k
+    index.keep_postings()
     store.close()
     tmp.rename(out)
     return out

@@ -115,6 +115,10 @@ def cmd_index(args) -> int:
                 chunks += outcome.chunks
         lib.index.set_unfinished([])  # the last file may have failed before its add
         pruned = prune(lib) if args.prune else 0
+        kept = lib.index.keep_postings()
+        if kept is not None and not args.quiet:
+            progress.say(f"kept the postings of {kept['words']:,} common words for quick word search "
+                         f"({kept['bytes'] / 1e6:.0f} MB, {kept['seconds']:.1f} s)")
     finally:
         lib.close()
     secs = time.perf_counter() - t0

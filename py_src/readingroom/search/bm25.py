@@ -30,8 +30,12 @@ Same answer as FTS5, to the last bit:
   the FTS5 statement's ``ORDER BY rank, rowid`` does.
 
 Memory: 12 bytes per posting kept (int32 position, float64 weight), least recently used
-terms dropped beyond ``MAX_POSTINGS_BYTES``, and 16 bytes per chunk. A library whose chunk
-arrays alone pass the bound, or a term whose postings do, stays with FTS5.
+terms dropped beyond ``MAX_POSTINGS_BYTES``, and up to 24 bytes per chunk (its id, length
+and a slot of the id lookup). A library whose chunk arrays alone pass the bound, or a term
+whose postings do, stays with FTS5.
+
+A large SQLite library keeps its common words' postings in a table of their own
+(``store/sqlite_postings.py``), which ``term_postings`` reads before FTS5's instances.
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ MAX_POSTINGS_BYTES = 128 * 1024 * 1024
 PRELOAD_TERMS = 256
 PRELOAD_SHARE = 0.5
 _POSTING_BYTES = 4 + 8
-_CHUNK_BYTES = 8 + 8
+_CHUNK_BYTES = 8 + 8 + 8  # id, length norm, and at most two slots of the id lookup (``_positions``)
 
 
 def query_terms(text: str) -> list[str] | None:
@@ -94,16 +98,30 @@ def postings(ids: np.ndarray, f: np.ndarray) -> Postings:
     return np.asarray(ids, dtype=np.int64), np.asarray(f, dtype=np.float64)
 
 
-def instance_postings(instances: str | None) -> Postings:
-    """A term's postings from FTS5's instances in index order, given as text: one
-    ``chunk_id * 2 + column`` per occurrence (0 text, 1 heading)."""
+def instance_counts(instances: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A term's chunks and its count in each column (text, heading), from FTS5's instances
+    in index order, given as text: one ``chunk_id * 2 + column`` per occurrence (0 text,
+    1 heading)."""
     v = np.fromstring(instances or "", dtype=np.int64, sep=" ")
     if len(v) == 0:
-        return postings([], [])
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
     doc, column = v >> 1, v & 1
     first = np.flatnonzero(np.concatenate(([True], doc[1:] != doc[:-1])))
-    f = np.add.reduceat(np.where(column == 1, BM25_WEIGHTS[1], BM25_WEIGHTS[0]), first)
-    return doc[first], f
+    heading = np.add.reduceat(column, first)
+    return doc[first], np.diff(np.append(first, len(v))) - heading, heading
+
+
+def instance_postings(instances: str | None) -> Postings:
+    """A term's postings from FTS5's instances (see ``instance_counts``)."""
+    ids, text, heading = instance_counts(instances)
+    return postings(ids, text * BM25_WEIGHTS[0] + heading * BM25_WEIGHTS[1])
+
+
+def packed_postings(ids: np.ndarray, packed: np.ndarray, heading_bits: int) -> Postings:
+    """A term's postings from counts packed as ``text << heading_bits | heading`` (Postgres's
+    postings, SQLite's kept ones)."""
+    n = packed.astype(np.int64)
+    return postings(ids, (n >> heading_bits) * BM25_WEIGHTS[0] + (n & ((1 << heading_bits) - 1)) * BM25_WEIGHTS[1])
 
 
 class LexicalIndex:
@@ -120,6 +138,7 @@ class LexicalIndex:
         self.norm = K1 * ((1 - B) + (B * lengths) / avgdl)
         self.max_bytes = max_bytes
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._lookup: np.ndarray | None = None  # chunk id - ids[0] -> position (``_positions``)
         self._bytes = 0
         self._lock = threading.Lock()  # serve's threads share one index: its postings move as one
 
@@ -145,7 +164,7 @@ class LexicalIndex:
     @property
     def nbytes(self) -> int:
         """Memory held: the chunk arrays and the postings kept."""
-        return self.ids.nbytes + self.norm.nbytes + self._bytes
+        return self.ids.nbytes + self.norm.nbytes + self._bytes + (self._lookup.nbytes if self._lookup is not None else 0)
 
     def _load(self, term: str, found: Postings) -> tuple[np.ndarray, np.ndarray] | None:
         """A term's postings as ``term_postings`` read them, kept for later queries unless
@@ -155,10 +174,9 @@ class LexicalIndex:
         docs, f = found
         if len(docs) == 0:
             return np.zeros(0, np.int32), np.zeros(0, np.float64)
-        pos = np.searchsorted(self.ids, docs)
-        if np.any(pos >= len(self.ids)) or np.any(self.ids[np.minimum(pos, len(self.ids) - 1)] != docs):
+        pos = self._positions(docs)
+        if pos is None:
             raise ValueError(f"the index lists chunks for {term!r} whose lengths are not kept")
-        pos = pos.astype(np.int32)
         weight = (f * (K1 + 1.0)) / (f + self.norm[pos])
         size = len(pos) * _POSTING_BYTES
         room = self.max_bytes - len(self.ids) * _CHUNK_BYTES
@@ -170,6 +188,24 @@ class LexicalIndex:
         self._postings[term] = (pos, weight)
         self._bytes += size
         return pos, weight
+
+    def _positions(self, docs: np.ndarray) -> np.ndarray | None:
+        """Where each chunk id is in ``ids`` (int32); None when one is not there. Ids that
+        are nearly consecutive (the usual case) are looked up in a table of their range,
+        made on first use; others are found by binary search."""
+        if self._lookup is None and len(self.ids) and self.ids[-1] - self.ids[0] < 2 * len(self.ids) + 1024:
+            self._lookup = np.full(int(self.ids[-1] - self.ids[0]) + 1, -1, np.int32)
+            self._lookup[self.ids - self.ids[0]] = np.arange(len(self.ids), dtype=np.int32)
+        if self._lookup is not None:
+            at = docs - self.ids[0]
+            if len(at) and (at.min() < 0 or at.max() >= len(self._lookup)):
+                return None
+            pos = self._lookup[at]
+            return None if np.any(pos < 0) else pos
+        pos = np.searchsorted(self.ids, docs)
+        if np.any(pos >= len(self.ids)) or np.any(self.ids[np.minimum(pos, len(self.ids) - 1)] != docs):
+            return None
+        return pos.astype(np.int32)
 
     def common_terms(self, read_page: Callable[[str], list]) -> Generator[str, None, list[str]]:
         """The terms to preload, most common first: at most ``PRELOAD_TERMS``, whose postings
@@ -230,7 +266,7 @@ class LexicalIndex:
             if idf <= 0.0:
                 idf = MIN_IDF
             scores[pos] += idf * weight
-        hit = np.flatnonzero(scores)
+        hit = np.flatnonzero(scores != 0)  # a bool mask: several times quicker than on floats
         if allowed is not None:
             hit = hit[np.isin(self.ids[hit], np.asarray(allowed, dtype=np.int64))]
         if not len(hit):

@@ -11,7 +11,8 @@ import numpy as np
 
 from . import sqlite_copy_sql as copy_sql, sqlite_sql as sql
 from ..errors import StorageError
-from . import pg_sql
+from . import pg_sql, sqlite_dialect
+from .legs import QUICK_SCANS_UP_TO
 
 BATCH = 2_000
 
@@ -59,6 +60,8 @@ def to_sqlite(index, out: Path) -> dict:
                 dst.execute_script("COMMIT")
             finally:
                 conn.execute("ROLLBACK")
+        if counts["chunks"] > QUICK_SCANS_UP_TO:  # as ``readingroom index`` does for a large library
+            counts["kept_postings"] = sqlite_dialect.keep_postings(dst)
         dst.close()
         os.replace(tmp, out)
     except BaseException:

@@ -91,9 +91,9 @@ class Index(KeptLegs):
                 for k, v in self.provenance.as_meta().items():
                     self.store.query(self.sql.SET_META, (k, v))
             meta = self.provenance.as_meta()
-        elif self.sql.SUMMARY_TABLE:
-            try:  # a library from before summaries were kept gets their table
-                self.store.execute_script(self.sql.SUMMARY_TABLE)
+        elif self.sql.DERIVED_TABLES:
+            try:  # a library from before summaries (and kept postings) were kept gets their tables
+                self.store.execute_script(self.sql.DERIVED_TABLES)
             except StorageError:
                 pass  # read-only: summaries are then computed on demand and not kept
         return meta

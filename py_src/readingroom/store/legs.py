@@ -176,6 +176,17 @@ class KeptLegs:
         terms = _result(lexicon.common_terms(lambda after: [] if after else rows))
         return sum(1 for _ in self._read_terms(lexicon, terms, key, stop))
 
+    def keep_postings(self, least_chunks: int = QUICK_SCANS_UP_TO) -> dict | None:
+        """For a library of more than ``least_chunks`` chunks (by default the largest the page
+        warms up with its commonest words' postings), whose engine can keep them: the common
+        words' postings in a table of their own (store/sqlite_postings.py), unless they are
+        there already (any write to the chunks empties it). What was kept; None when nothing
+        was to be done. No write to the documents: the kept legs stay valid."""
+        keep = getattr(self.sql, "keep_postings", None)
+        if keep is None or self.counts()[1] <= least_chunks or self.sql.postings_kept(self.store):
+            return None
+        return keep(self.store)
+
     def _read_terms(self, lexicon: LexicalIndex, terms: list[str], key: tuple,
                     stop: Callable[[], bool] = lambda: False) -> Generator[str, None, tuple[bool, float]]:
         """Each term's postings read and kept in ``lexicon``, one step a term; returns whether

@@ -12,10 +12,9 @@ import numpy as np
 
 from ..search import syntax
 from .pg_sql import *  # noqa: F401,F403 - the statements are this dialect
-from ..search.bm25 import postings
+from ..search.bm25 import packed_postings
 from .pg_sql import (ADD_EMBEDDED_FLAG, ADD_TERM_COUNTS, FTS_TERM_POSTINGS, HAS_EMBEDDED_FLAG, HAS_TERM_COUNTS,
                      HEADING_WEIGHT, INSERT_CHUNK, INSERT_PENDING_CHUNK, LEXICON_LENGTHS, MARK_EMBEDDED, TEXT_WEIGHT)
-from .sqlite_sql import BM25_WEIGHTS
 
 
 META_EQUALS = "d.meta -> %s = %s::jsonb"
@@ -96,8 +95,7 @@ def query_terms(text: str) -> list[str] | None:
 def term_postings(store, term: str):
     """One term's postings for BM25 (bm25.py): its chunks and its weighted count in each."""
     ids, counts = store.query(FTS_TERM_POSTINGS, (term,))[0]
-    n = np.frombuffer(counts or b"", dtype=">i4").astype(np.int64)
-    return postings(np.frombuffer(ids or b"", dtype=">i8"), (n >> 10) * BM25_WEIGHTS[0] + (n & 1023) * BM25_WEIGHTS[1])
+    return packed_postings(np.frombuffer(ids or b"", dtype=">i8"), np.frombuffer(counts or b"", dtype=">i4"), 10)
 
 
 def build_lexicon(store):

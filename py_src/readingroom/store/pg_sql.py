@@ -170,6 +170,7 @@ SET_META = "INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO UP
 # Summaries are not kept on Postgres: summarise/stored.py computes them on demand from the
 # chunks and vectors (a shared library's documents are added elsewhere, by other versions).
 SUMMARY_TABLE = GET_SUMMARY = SET_SUMMARY = DELETE_DOC_SUMMARY = DELETE_SUMMARIES = None
+DERIVED_TABLES = None  # SQLite's summaries and kept postings (store/sqlite_postings.py)
 INSERT_DOC = """
 INSERT INTO documents(name, doc_type, content_hash, size, added_at, source_type, date, meta)
 VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb) RETURNING id

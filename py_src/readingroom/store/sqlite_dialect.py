@@ -8,11 +8,13 @@ from typing import Any
 import numpy as np
 
 from ..search.bm25 import instance_postings, query_terms  # noqa: F401 - the FTS5 terms of a query's words
+from . import sqlite_postings
 from .sqlite_sql import *  # noqa: F401,F403 - the statements are this dialect
 from .sqlite_sql import (ADD_EMBEDDED_FLAG, FTS_TERM_INSTANCES, HAS_EMBEDDED_FLAG, INSERT_CHUNK,
-                         INSERT_PENDING_CHUNK, INSERT_VECTOR, MARK_EMBEDDED)
+                         INSERT_PENDING_CHUNK, INSERT_VECTOR, MARK_EMBEDDED, SUMMARY_TABLE)
 
 NAME = "sqlite"
+DERIVED_TABLES = SUMMARY_TABLE + ";\n" + sqlite_postings.SCHEMA  # made for a library from before them
 IN_MEMORY_VECTORS = IN_MEMORY_LEXICON = True  # the vector matrix and BM25 in Python (vectors.py, bm25.py)
 PARAM = "?"
 TRUE = "1"
@@ -72,8 +74,26 @@ def migrate(store) -> None:
 
 
 def term_postings(store, term: str):
-    """One term's postings for BM25 (bm25.py), from FTS5's instance vocabulary."""
-    return instance_postings(store.query(FTS_TERM_INSTANCES, (term,))[0][0])
+    """One term's postings for BM25 (bm25.py): kept ones (sqlite_postings.py) when the word is
+    common and the library large, otherwise from FTS5's instance vocabulary."""
+    kept = sqlite_postings.read(store, term)
+    return kept if kept is not None else instance_postings(term_instances(store, term))
+
+
+def term_instances(store, term: str) -> str | None:
+    """FTS5's instances of a term (``FTS_TERM_INSTANCES``)."""
+    return store.query(FTS_TERM_INSTANCES, (term,))[0][0]
+
+
+def postings_kept(store) -> bool:
+    """Whether the common words' postings are kept (sqlite_postings.py), i.e. none was
+    written since they were."""
+    return sqlite_postings.kept(store)
+
+
+def keep_postings(store, progress=None) -> dict:
+    """Keeps the common words' postings (sqlite_postings.py); what was kept."""
+    return sqlite_postings.keep(store, lambda term: term_instances(store, term), progress=progress)
 
 
 def build_lexicon(store):

@@ -93,7 +93,10 @@ ADD_EMBEDDED_FLAG = "ALTER TABLE chunks ADD COLUMN embedded INTEGER NOT NULL DEF
 
 
 def schema(dim: int) -> str:
-    return SCHEMA.format(vec_table=vec_table(dim), summary_table=SUMMARY_TABLE, pending_index=PENDING_INDEX)
+    from .sqlite_postings import SCHEMA as KEPT_POSTINGS  # derived: the common words' postings
+
+    return SCHEMA.format(vec_table=vec_table(dim), summary_table=SUMMARY_TABLE,
+                         pending_index=PENDING_INDEX) + KEPT_POSTINGS
 
 
 # -- derived data: each document's extractive summary (summarise/stored.py) ---------------

@@ -1,0 +1,139 @@
+"""Kept postings: the common words' postings of a large SQLite library, one compact row a word.
+
+Why: BM25 in memory (search/bm25.py) reads a word's postings from FTS5 the first time a query
+uses it, and FTS5 gives them one row per occurrence (its ``fts5vocab`` instance table). For a
+word in half a million chunks that read is most of a query at a million chunks (50–80 ms
+natively, three times that in the page). Here such a word's postings are one row: its chunk
+ids and its count in each column, read with one seek and turned into arrays without parsing.
+
+Kept in step with FTS5 by clearing: a trigger empties the table on every insert or delete of
+a chunk, inside the writing transaction, so a kept row is never older than the index it
+stands for (a word not kept is read from FTS5, as before). ``keep`` fills it again, in one
+transaction: the CLI does so after indexing a library larger than the page's quick scans
+(``store/legs.py``), as do ``readingroom export`` and the benches' large indexes.
+
+A row (``term``, ``chunks`` n, ``first``, ``gaps``, ``counts``), each blob's width told by
+its length: the chunk ids ascending, as the first and the n - 1 gaps after it (little-endian
+uint16 when every gap fits, else uint32, else int64); the word's count in each chunk's text
+and heading columns packed as ``text << 3 | heading`` in a uint8 when every count fits, else
+``text << 10 | heading`` in a little-endian int32 (the packing of Postgres's postings). A
+common word at a million chunks takes about 3 bytes a chunk. A word whose counts do not fit
+either packing is not kept.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from ..errors import StorageError
+from ..search.bm25 import Postings, instance_counts, packed_postings
+
+# Kept words: those in at least this many chunks (reading fewer costs little), at most this
+# many of them, commonest first.
+KEEP_FROM_CHUNKS = 2_000
+KEEP_AT_MOST = 20_000
+_WIDE_HEADING_BITS, _NARROW_HEADING_BITS = 10, 3
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS term_postings (
+    term   TEXT PRIMARY KEY,
+    chunks INTEGER NOT NULL,
+    first  INTEGER NOT NULL,
+    gaps   BLOB NOT NULL,
+    counts BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS chunks_insert_clears_postings AFTER INSERT ON chunks
+WHEN EXISTS (SELECT 1 FROM term_postings) BEGIN
+    DELETE FROM term_postings;
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_delete_clears_postings AFTER DELETE ON chunks
+WHEN EXISTS (SELECT 1 FROM term_postings) BEGIN
+    DELETE FROM term_postings;
+END;
+"""
+GET = "SELECT chunks, first, gaps, counts FROM term_postings WHERE term = ?"
+PUT = "INSERT OR REPLACE INTO term_postings(term, chunks, first, gaps, counts) VALUES (?, ?, ?, ?, ?)"
+CLEAR = "DELETE FROM term_postings"
+ANY = "SELECT 1 FROM term_postings LIMIT 1"
+# FTS5's row vocabulary (sqlite_sql.FTS_TERMS_TABLE): the words to keep, commonest first.
+COMMON = "SELECT term, doc FROM temp.chunks_fts_terms WHERE doc >= ?1 ORDER BY doc DESC, term LIMIT ?2"
+
+
+def read(store, term: str) -> Postings | None:
+    """A kept word's postings (chunk ids, its weighted count in each); None when not kept."""
+    try:
+        rows = store.query(GET, (term,))
+    except StorageError:
+        return None  # a library opened read-only from before the table existed
+    if not rows:
+        return None
+    n, first, gaps, counts = rows[0]
+    width = {2 * (n - 1): "<u2", 4 * (n - 1): "<u4"}.get(len(gaps), "<i8")
+    ids = np.empty(n, np.int64)
+    ids[0] = first
+    np.cumsum(np.frombuffer(gaps, dtype=width), dtype=np.int64, out=ids[1:])
+    ids[1:] += first
+    narrow = len(counts) == n
+    return packed_postings(ids, np.frombuffer(counts, dtype="u1" if narrow else "<i4"),
+                           _NARROW_HEADING_BITS if narrow else _WIDE_HEADING_BITS)
+
+
+def kept(store) -> bool:
+    """Whether any word's postings are kept (the table is emptied by every write to the chunks)."""
+    try:
+        return bool(store.query(ANY))
+    except StorageError:
+        return False
+
+
+def pack(instances: str | None) -> tuple[int, int, bytes, bytes] | None:
+    """``(chunks, first, gaps, counts)`` for a row, from FTS5's instances as ``sqlite_sql``'s
+    ``FTS_TERM_INSTANCES`` gives them; None when there are none, or a count does not fit."""
+    ids, text, heading = instance_counts(instances)
+    if not len(ids):
+        return None
+    if text.max() < 1 << (8 - _NARROW_HEADING_BITS) and heading.max() < 1 << _NARROW_HEADING_BITS:
+        counts = ((text << _NARROW_HEADING_BITS) | heading).astype("u1")
+    elif text.max() < 1 << (31 - _WIDE_HEADING_BITS) and heading.max() < 1 << _WIDE_HEADING_BITS:
+        counts = ((text << _WIDE_HEADING_BITS) | heading).astype("<i4")
+    else:
+        return None
+    gaps = np.diff(ids)
+    top = gaps.max() if len(gaps) else 0
+    width = "<u2" if top < 1 << 16 else "<u4" if top < 1 << 32 else "<i8"
+    return len(ids), int(ids[0]), gaps.astype(width).tobytes(), counts.tobytes()
+
+
+def keep(store, instances: Callable[[str], str | None], least: int | None = None,
+         most: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict:
+    """Fills the table with the postings of the library's words in at least ``least`` chunks
+    (at most ``most`` words, commonest first), in one transaction, after emptying it.
+    ``instances(term)`` is FTS5's instance list of a term. Returns what was kept."""
+    from .sqlite_sql import FTS_INSTANCES_TABLE, FTS_TERMS_TABLE
+
+    t0 = time.perf_counter()
+    store.execute_script(FTS_TERMS_TABLE + ";\n" + FTS_INSTANCES_TABLE)
+    words = store.query(COMMON, (KEEP_FROM_CHUNKS if least is None else least, KEEP_AT_MOST if most is None else most))
+    kept = postings = nbytes = 0
+    store.execute_script("BEGIN IMMEDIATE")
+    try:
+        store.execute_script(SCHEMA)
+        store.query(CLEAR)
+        for i, (term, _df) in enumerate(words):
+            row = pack(instances(term))
+            if row is not None:
+                store.query(PUT, (term, *row))
+                kept += 1
+                postings += row[0]
+                nbytes += len(row[2]) + len(row[3])
+            if progress is not None:
+                progress(i + 1, len(words))
+        store.execute_script("COMMIT")
+    except BaseException:
+        store.execute_script("ROLLBACK")
+        raise
+    return {"words": kept, "postings": postings, "bytes": nbytes,
+            "seconds": round(time.perf_counter() - t0, 2)}

@@ -1,0 +1,153 @@
+"""A large SQLite library keeps its common words' postings in a table of their own: read
+back they are FTS5's postings exactly, the ranking is FTS5's to the last bit, and any write to
+the chunks empties the table in the same transaction, so a kept row is never stale."""
+
+import json
+
+import numpy as np
+import pytest
+
+from beir_fixture import DOCS, QUERIES
+from helpers import SCIFACT
+from readingroom.search import bm25, reads as search
+from readingroom.store import sqlite_dialect, sqlite_postings
+from readingroom._compat._not_in_pyodide import open_store
+from readingroom.store.index import Index, Provenance
+from readingroom.records import Chunk, Filters
+
+DIM = 4
+
+
+def _add(idx: Index, name: str, text: str, heading: tuple[str, ...] = ()) -> None:
+    idx.replace_document(name=name, doc_type="txt", content_hash=name, size=len(text), meta={},
+                         chunks=[Chunk(0, text, 0, len(text), heading, None, 10)],
+                         vectors=np.ones((1, DIM), np.float32), text_hashes=[name])
+
+
+def _library(path=":memory:") -> Index:
+    idx = Index(open_store(path), Provenance(model_id="test-model", dim=DIM))
+    lines = (SCIFACT / "corpus.jsonl").read_text("utf-8").splitlines()[:500]
+    for i, d in enumerate(map(json.loads, lines)):
+        _add(idx, f"s{i}", f"{d['title']}\n\n{d['text']}", ("Methods", "Cancer cells") if i % 7 == 0 else ())
+    for i, (t, x) in enumerate(DOCS.values()):
+        _add(idx, f"b{i}", f"{t}\n\n{x}", (t,))
+    for doc_id in (3, 40, 41):
+        idx.delete_document(doc_id)
+    return idx
+
+
+def _fts5(idx: Index, term: str) -> bm25.Postings:
+    return bm25.instance_postings(sqlite_dialect.term_instances(idx.store, term))
+
+
+def _kept_terms(idx: Index) -> list[str]:
+    return [t for (t,) in idx.store.query("SELECT term FROM term_postings ORDER BY chunks DESC")]
+
+
+KEEP_FROM = 40  # chunks: the fixture's library is small, so common is less common here
+
+
+@pytest.fixture(autouse=True)
+def _small_library(monkeypatch):
+    monkeypatch.setattr(sqlite_postings, "KEEP_FROM_CHUNKS", KEEP_FROM)
+
+
+@pytest.fixture(scope="module")
+def kept():
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(sqlite_postings, "KEEP_FROM_CHUNKS", KEEP_FROM)
+        idx = _library()
+        assert idx.keep_postings() is None  # 500 chunks: too small to need them
+        assert not sqlite_postings.kept(idx.store)
+        done = idx.keep_postings(least_chunks=0)
+    assert done is not None and done["words"] > 10 and done["postings"] > 1000
+    yield idx
+    idx.store.close()
+
+
+def test_kept_postings_read_back_as_fts5_gives_them(kept):
+    terms = _kept_terms(kept)
+    rows = dict(kept.store.query("SELECT term, chunks FROM term_postings"))
+    want = {t: n for t, n in kept.store.query(
+        "SELECT term, doc FROM temp.chunks_fts_terms WHERE doc >= ?", (KEEP_FROM,))}
+    assert rows == {t: n for t, n in want.items() if t in rows} and len(rows) == len(want)
+    for term in terms:
+        ids, f = sqlite_postings.read(kept.store, term)
+        want_ids, want_f = _fts5(kept, term)
+        assert ids.tolist() == want_ids.tolist() and f.tolist() == want_f.tolist()
+        assert f.dtype == np.float64 and ids.dtype == np.int64
+    assert any(f.max() % 1 for f in (sqlite_postings.read(kept.store, t)[1] for t in terms))  # heading counts weigh 0.5
+    assert sqlite_postings.read(kept.store, "nosuchword") is None
+
+
+def test_ranking_with_kept_postings_is_fts5s(kept, monkeypatch):
+    monkeypatch.setattr(sqlite_postings, "KEEP_FROM_CHUNKS", 20)
+    assert kept.keep_postings(least_chunks=0) is None  # kept already: nothing to do
+    kept.store.query(sqlite_postings.CLEAR)
+    assert sqlite_postings.keep(kept.store, lambda t: sqlite_dialect.term_instances(kept.store, t), least=20)["words"] > 200
+    read = []
+    monkeypatch.setattr(sqlite_dialect, "term_instances", lambda store, term: read.append(term) or
+                        store.query(sqlite_dialect.FTS_TERM_INSTANCES, (term,))[0][0])
+    lines = (SCIFACT / "queries.jsonl").read_text("utf-8").splitlines()[:300]
+    queries = list(QUERIES.values()) + [json.loads(q)["text"] for q in lines] + ["the of and", "cancer cells"]
+    lexicon = kept.lexical_index()
+    compared = 0
+    for q in queries:
+        for n in (5, 300):
+            fts = search.lexical_candidates(kept.store, q, n, Filters())
+            assert search.lexical_candidates(kept.store, q, n, Filters(), lexicon) == fts, q
+            compared += bool(fts)
+    assert compared > 500
+    assert read and not set(read) & set(_kept_terms(kept))  # only words not kept were read from FTS5
+
+
+def test_every_write_to_the_chunks_empties_the_table_in_its_transaction(tmp_path):
+    idx = _library(tmp_path / "lib.sqlite")
+    assert idx.keep_postings(least_chunks=0)["words"] > 10
+    _add(idx, "new", "cancer cells grow in the new document")
+    assert not sqlite_postings.kept(idx.store)  # stale now: the words are read from FTS5 again
+    lexicon = idx.lexical_index()
+    assert search.lexical_candidates(idx.store, "cancer cells", 600, Filters(), lexicon) == \
+        search.lexical_candidates(idx.store, "cancer cells", 600, Filters())
+    assert idx.keep_postings(least_chunks=0)["words"] > 10
+    with pytest.raises(RuntimeError):
+        with idx.transaction():
+            idx.delete_rows(5)
+            assert not sqlite_postings.kept(idx.store)
+            raise RuntimeError("the write fails")
+    assert sqlite_postings.kept(idx.store)  # rolled back with the write it belonged to
+    idx.delete_document(5)
+    assert not sqlite_postings.kept(idx.store)
+    idx.store.close()
+
+
+def test_a_library_from_before_the_table_gets_it_when_opened(tmp_path):
+    path = tmp_path / "old.sqlite"
+    idx = _library(path)
+    idx.store.execute_script("DROP TRIGGER chunks_insert_clears_postings; DROP TRIGGER chunks_delete_clears_postings;"
+                             "DROP TABLE term_postings")
+    idx.store.close()
+    again = Index(open_store(path), Provenance(model_id="test-model", dim=DIM))
+    assert again.keep_postings(least_chunks=0)["words"] > 10
+    _add(again, "later", "cancer")
+    assert not sqlite_postings.kept(again.store)  # its triggers came with it
+    assert again.store.query("PRAGMA integrity_check")[0][0] == "ok"
+    again.store.close()
+
+
+@pytest.mark.parametrize("ids, width", [([7, 9, 70_000], 4), ([-5, 2**20, 2**40], 8), ([3], 0), ([2, 65_537], 2)])
+def test_ids_far_apart_and_counts_past_a_byte_keep_their_exact_values(ids, width):
+    instances = [d * 2 for d in ids for _ in range(3)] + [ids[-1] * 2 + 1]  # 3 in the text; a heading too
+    n, first, gaps, counts = sqlite_postings.pack(" ".join(map(str, instances)))
+    assert (n, first, len(gaps)) == (len(ids), ids[0], width * (len(ids) - 1))
+    many = " ".join(["4"] * 40 + ["5"] * 9)  # chunk 2: 40 in the text, 9 in a heading
+    assert len(sqlite_postings.pack(many)[3]) == 4  # past the one-byte packing: int32
+    assert sqlite_postings.pack(" ".join(["3"] * 1024)) is None  # 1,024 headings: past both
+    assert sqlite_postings.pack("") is None
+    idx = Index(open_store(":memory:"), Provenance(model_id="test-model", dim=DIM))
+    for term, row in (("w", (n, first, gaps, counts)), ("many", sqlite_postings.pack(many))):
+        idx.store.query(sqlite_postings.PUT, (term, *row))
+    got_ids, f = sqlite_postings.read(idx.store, "w")
+    assert got_ids.tolist() == ids and f.tolist() == [3.0] * (len(ids) - 1) + [3.5]
+    assert [a.tolist() for a in sqlite_postings.read(idx.store, "many")] == [[2], [44.5]]
+    idx.store.close()
