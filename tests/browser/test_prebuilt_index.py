@@ -129,3 +129,41 @@ def test_open_index_file_button_imports_with_a_progress_bar_and_flags_another_mo
     notice.wait_for(state="visible", timeout=120_000)
     assert "not an SQLite database" in notice.inner_text()
     assert page.evaluate("() => window.readingroom.status()")["documents"] == 1
+
+
+def test_kept_postings_travel_in_the_index_file_and_a_write_in_the_page_empties_them(page, tmp_path, model_dir):
+    """A large library's common words' postings are kept in the file (store/sqlite_postings.py).
+    Here a small one's are kept and one word's row is altered on purpose (its counts swapped), so
+    the ranking shows which postings the page read: the kept row until a document is added in
+    the page, FTS5's own after (the trigger empties the table in that write)."""
+    from readingroom._compat._not_in_pyodide import open_store
+    from readingroom.store import sqlite_dialect, sqlite_postings
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "many.txt").write_text("The lantern lantern lantern hangs by the old mill door.")
+    (notes / "once.txt").write_text("A lantern hangs by the new mill door at the bend.")
+    cli("index", str(notes), cwd=tmp_path, model_dir=model_dir)
+    store = open_store(tmp_path / ".readingroom" / "index.sqlite")
+    assert sqlite_postings.keep(store, lambda t: sqlite_dialect.term_instances(store, t), least=2)["words"] >= 4
+    n, first, gaps, counts = store.query("SELECT chunks, first, gaps, counts FROM term_postings WHERE term = 'lantern'")[0]
+    assert n == 2 and len(counts) == 2
+    store.query("UPDATE term_postings SET counts = ? WHERE term = 'lantern'", (counts[::-1],))  # 3 and 1 swapped
+    store.close()
+    exported = tmp_path / "kept.sqlite"
+    cli("export", str(exported), cwd=tmp_path, model_dir=model_dir)
+    import build
+
+    served = build.EMPTY_DIST / f"test-kept-{os.getpid()}.sqlite"
+    shutil.copyfile(exported, served)
+    try:
+        assert page.evaluate("(u) => window.readingroom.importIndex(u)", served.name)["documents"] == 2
+    finally:
+        served.unlink()
+    browser = BrowserDriver(page)
+    page.wait_for_function("() => window.readingroom.status().then((s) => s.search.state === 'ready')")
+    names = lambda: [os.path.basename(s["doc_name"]) for s in browser.query("lantern", {"k": 2, "mode": "lexical"})["results"]]  # noqa: E731
+    assert names() == ["once.txt", "many.txt"]  # the kept row, as altered, says "once" holds it three times
+    browser.add([{"name": "other.txt", "text": "Nothing about lights here, only the mill wheel."}])
+    page.wait_for_function("() => window.readingroom.status().then((s) => s.search.state === 'ready')")
+    assert names() == ["many.txt", "once.txt"]  # emptied by the write: FTS5's postings, the true counts
