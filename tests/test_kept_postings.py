@@ -151,3 +151,34 @@ def test_ids_far_apart_and_counts_past_a_byte_keep_their_exact_values(ids, width
     assert got_ids.tolist() == ids and f.tolist() == [3.0] * (len(ids) - 1) + [3.5]
     assert [a.tolist() for a in sqlite_postings.read(idx.store, "many")] == [[2], [44.5]]
     idx.store.close()
+
+
+def test_the_warm_up_of_a_large_library_keeps_again_what_a_write_emptied(tmp_path, monkeypatch):
+    from readingroom.store import legs
+
+    idx = _library(tmp_path / "lib.sqlite")
+    assert idx.keep_postings(least_chunks=0)["words"] > 10
+    chosen = [t for (t,) in idx.store.query("SELECT term FROM kept_terms")]
+    _add(idx, "new", "cancer cells grow in the new document " * 3)
+    assert not sqlite_postings.kept(idx.store)
+    assert "postings" not in list(idx.warm_steps())  # this small, the warm-up reads the commonest words itself
+    assert not sqlite_postings.kept(idx.store)
+    monkeypatch.setattr(legs, "QUICK_SCANS_UP_TO", 100)  # as if it were past the page's quick scans
+    steps = list(idx.warm_steps())
+    assert steps.count("postings") == len(chosen) and sorted(_kept_terms(idx)) == sorted(chosen)
+    for term in chosen:  # read again as FTS5 has them now, the new document included
+        got, want = sqlite_postings.read(idx.store, term), _fts5(idx, term)
+        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+    assert "postings_kept" in idx.search_state()["load_ms"]
+    lexicon = idx.lexical_index()
+    assert search.lexical_candidates(idx.store, "cancer cells", 600, Filters(), lexicon) == \
+        search.lexical_candidates(idx.store, "cancer cells", 600, Filters())
+    # A write between two steps stops the refill; the rows written before it are emptied by it.
+    idx.delete_document(7)
+    steps = idx.warm_steps()
+    while next(steps) != "postings":
+        pass
+    assert sqlite_postings.kept(idx.store)
+    _add(idx, "newer", "cancer")
+    assert not sqlite_postings.kept(idx.store) and list(steps) == []
+    idx.store.close()

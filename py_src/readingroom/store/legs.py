@@ -160,6 +160,14 @@ class KeptLegs:
                 return  # the library changed: what would be read now is another's
             self.load_ms["terms_read"] = round(read * 1000, 1)
             self.load_ms["terms"] = _ms_since(t1)
+        refill = getattr(self.sql, "refill_postings", None)
+        if lexicon is not None and len(lexicon) > QUICK_SCANS_UP_TO and refill is not None:
+            t1 = time.perf_counter()
+            for step in refill(self.store):  # the kept postings a write emptied (sqlite_postings.py)
+                yield step
+                if self._key() != key:
+                    return
+            self.load_ms["postings_kept"] = _ms_since(t1)
         self.load_ms["warm_up"] = _ms_since(t0)
 
     def preload_common_words(self, stop: Callable[[], bool] = lambda: False) -> int:

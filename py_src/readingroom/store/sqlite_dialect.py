@@ -91,6 +91,14 @@ def postings_kept(store) -> bool:
     return sqlite_postings.kept(store)
 
 
+def refill_postings(store):
+    """The kept words' postings that writes emptied, read again a word a step (sqlite_postings.py)."""
+    from .sqlite_sql import FTS_INSTANCES_TABLE
+
+    store.execute_script(FTS_INSTANCES_TABLE)
+    return (yield from sqlite_postings.refill(store, lambda term: term_instances(store, term)))
+
+
 def keep_postings(store, progress=None) -> dict:
     """Keeps the common words' postings (sqlite_postings.py); what was kept."""
     return sqlite_postings.keep(store, lambda term: term_instances(store, term), progress=progress)

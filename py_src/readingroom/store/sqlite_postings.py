@@ -8,9 +8,13 @@ ids and its count in each column, read with one seek and turned into arrays with
 
 Kept in step with FTS5 by clearing: a trigger empties the table on every insert or delete of
 a chunk, inside the writing transaction, so a kept row is never older than the index it
-stands for (a word not kept is read from FTS5, as before). ``keep`` fills it again, in one
-transaction: the CLI does so after indexing a library larger than the page's quick scans
-(``store/legs.py``), as do ``readingroom export`` and the benches' large indexes.
+stands for (a word not kept is read from FTS5, as before). ``keep`` chooses the words from
+FTS5's vocabulary and fills the table in one transaction: the CLI does so after indexing a
+library larger than the page's quick scans (``store/legs.py``), as do ``readingroom export``
+and the benches' large indexes. The words chosen are listed in ``kept_terms``, which writes do
+not empty, so ``refill`` can read them again without scanning the vocabulary (minutes at a
+million chunks in the page): the page's warm-up does so after a write, a word a step, each
+row written by one statement that reads FTS5 as it is then.
 
 A row (``term``, ``chunks`` n, ``first``, ``gaps``, ``counts``), each blob's width told by
 its length: the chunk ids ascending, as the first and the n - 1 gaps after it (little-endian
@@ -24,7 +28,7 @@ either packing is not kept.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, Generator
 
 import numpy as np
 
@@ -45,6 +49,7 @@ CREATE TABLE IF NOT EXISTS term_postings (
     gaps   BLOB NOT NULL,
     counts BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS kept_terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS chunks_insert_clears_postings AFTER INSERT ON chunks
 WHEN EXISTS (SELECT 1 FROM term_postings) BEGIN
     DELETE FROM term_postings;
@@ -58,6 +63,13 @@ GET = "SELECT chunks, first, gaps, counts FROM term_postings WHERE term = ?"
 PUT = "INSERT OR REPLACE INTO term_postings(term, chunks, first, gaps, counts) VALUES (?, ?, ?, ?, ?)"
 CLEAR = "DELETE FROM term_postings"
 ANY = "SELECT 1 FROM term_postings LIMIT 1"
+CHOSEN = "INSERT INTO kept_terms(term) VALUES (?)"
+CLEAR_CHOSEN = "DELETE FROM kept_terms"
+# The chosen words whose rows a write has emptied.
+MISSING = """
+SELECT k.term FROM kept_terms k
+WHERE NOT EXISTS (SELECT 1 FROM term_postings p WHERE p.term = k.term)
+"""
 # FTS5's row vocabulary (sqlite_sql.FTS_TERMS_TABLE): the words to keep, commonest first.
 COMMON = "SELECT term, doc FROM temp.chunks_fts_terms WHERE doc >= ?1 ORDER BY doc DESC, term LIMIT ?2"
 
@@ -122,7 +134,9 @@ def keep(store, instances: Callable[[str], str | None], least: int | None = None
     try:
         store.execute_script(SCHEMA)
         store.query(CLEAR)
+        store.query(CLEAR_CHOSEN)
         for i, (term, _df) in enumerate(words):
+            store.query(CHOSEN, (term,))
             row = pack(instances(term))
             if row is not None:
                 store.query(PUT, (term, *row))
@@ -137,3 +151,22 @@ def keep(store, instances: Callable[[str], str | None], least: int | None = None
         raise
     return {"words": kept, "postings": postings, "bytes": nbytes,
             "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def refill(store, instances: Callable[[str], str | None]) -> Generator[str, None, int]:
+    """The chosen words whose rows a write emptied, read from FTS5 and kept again, one word a
+    step ("postings"); returns how many were kept. Each row is one statement, consistent with
+    the index as it is when written: a write between two steps empties the table again, and
+    the next refill reads those words once more."""
+    try:
+        missing = [t for (t,) in store.query(MISSING)]
+    except StorageError:
+        return 0  # read-only, from before the tables
+    kept = 0
+    for term in missing:
+        row = pack(instances(term))
+        if row is not None:
+            store.query(PUT, (term, *row))
+            kept += 1
+        yield "postings"
+    return kept
