@@ -191,11 +191,13 @@ FROM chunks c JOIN documents d ON d.id = c.doc_id
 WHERE c.embedded = 0 AND c.id > ?
 ORDER BY c.id LIMIT ?
 """
-# Every document with pending chunks: (id, name, chunks, embedded chunks).
+# Every document with pending chunks: (id, name, chunks, embedded chunks). The pending ids come
+# from the partial index (a GROUP BY over all chunks scanned chunks_doc: 0.27 s at 1M natively).
 PENDING_DOCUMENTS = """
 SELECT d.id, d.name, (SELECT count(*) FROM chunks a WHERE a.doc_id = d.id),
        (SELECT count(*) FROM chunks a WHERE a.doc_id = d.id) - p.pending
-FROM (SELECT doc_id, count(*) AS pending FROM chunks WHERE embedded = 0 GROUP BY doc_id) p
+FROM (SELECT c.doc_id, count(*) AS pending FROM chunks c
+      WHERE c.id IN (SELECT id FROM chunks WHERE embedded = 0) GROUP BY c.doc_id) p
 JOIN documents d ON d.id = p.doc_id
 ORDER BY d.name
 """
