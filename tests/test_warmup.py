@@ -140,3 +140,34 @@ def test_the_worker_warms_in_the_background_and_answers_meanwhile(monkeypatch, t
     assert during["results"][0]["doc_name"] == "genetics.md"
     assert [(r["doc_name"], round(r["score"], 5)) for r in during["results"]] == \
         [(r["doc_name"], round(r["score"], 5)) for r in again["results"]]
+
+
+def test_a_new_document_by_its_words_keeps_the_vector_matrix_and_its_vectors_extend_it(library):
+    """Adding a file at a million chunks must not read every vector again: storing its words
+    changes no vector, the run's record of unfinished names changes neither leg, and the
+    vectors that follow extend the matrix. A replaced document changes vectors: loaded again."""
+    idx, rng = library
+    matrix, lexicon = idx.vector_matrix(), idx.lexical_index()
+    idx.set_unfinished(["new.txt"])
+    assert idx.vector_matrix() is matrix and idx.lexical_index() is lexicon
+    text = "Vitamin D deficiency and the cells of the blood, stored by their words first."
+    doc = idx.replace_document(name="new.txt", doc_type="txt", content_hash="n", size=len(text), meta={},
+                               chunks=[Chunk(0, text, 0, len(text), (), None, 10)], vectors=None,
+                               text_hashes=["n"], unfinished=[])
+    assert idx.vector_matrix() is matrix and idx.lexical_index() is not lexicon  # new words: new lengths
+    [(cid, *_)] = idx.pending_chunks(0, 10)
+    q = rng.standard_normal(DIM).astype(np.float32)
+    idx.store_vectors([cid], q[None, :])
+    grown = idx.vector_matrix()
+    assert len(grown) == len(matrix) + 1
+    fresh = Index(idx.store, idx.provenance)  # the same rows, every leg loaded from the store
+    for query in QUERIES:
+        assert lexical_candidates(idx.store, query, 50, Filters(), idx.lexical_index()) == \
+            lexical_candidates(idx.store, query, 50, Filters(), fresh.lexical_index())
+    assert vector_candidates(idx.store, q, 20, Filters(), grown)[0][0] == cid
+    assert vector_candidates(idx.store, q, 20, Filters(), grown) == \
+        vector_candidates(idx.store, q, 20, Filters(), fresh.vector_matrix())
+    idx.replace_document(name="new.txt", doc_type="txt", content_hash="m", size=len(text), meta={},
+                         chunks=[Chunk(0, text, 0, len(text), (), None, 10)], vectors=None, text_hashes=["m"])
+    assert idx.vector_matrix() is not grown and len(idx.vector_matrix()) == len(matrix)  # its vector went
+    assert doc

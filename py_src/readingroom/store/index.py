@@ -164,6 +164,8 @@ class Index(KeptLegs):
             raise ValueError("one vector and one hash per chunk")
         vecs = None if vectors is None else np.ascontiguousarray(vectors, dtype=np.float32)
         tags = meta.get("tags") or []
+        before = self._key()
+        matrix = self._kept_now("vectors", before)
         with self.transaction():
             old = self.find(name)
             if old:
@@ -188,6 +190,8 @@ class Index(KeptLegs):
                 summaries.keep(self, doc_id, chunks, ids, vecs, doc_type)  # derived data, in the same transaction
             if unfinished is not None:
                 self._record_unfinished(unfinished)
+        if vecs is None and not old:
+            self._carry(before, {"vectors": matrix})  # new chunks by their words only: no vector changed
         return doc_id
 
     # -- words first, meaning after (ingest.embed_pending) ---------------------------------
@@ -221,21 +225,13 @@ class Index(KeptLegs):
         return len(written)
 
     def _carry_over(self, before: tuple, kept: dict, ids: list[int], vecs: np.ndarray) -> None:
-        """After vectors were written by this connection alone (nobody else's commit in
-        between), the kept legs stay: BM25's lengths are unchanged (no word changed), and the
-        vector matrix takes the new rows (``VectorMatrix.extended``) instead of being read again
-        on the next query, a batch at a time while an import runs."""
-        after = self._key()
-        if after[1] != before[1]:
-            return  # another connection committed meanwhile: load again, as ever
-        found, lexicon = kept["lexical"]
-        if found:
-            self._kept["lexical"] = (after, lexicon)
+        """After vectors were written by this connection alone, the kept legs stay (``_carry``):
+        BM25's lengths are unchanged (no word changed), and the vector matrix takes the new rows
+        (``VectorMatrix.extended``) instead of being read again on the next query, a batch at a
+        time while an import runs."""
         found, matrix = kept["vectors"]
-        if found and matrix is not None:
-            grown = matrix.extended(np.asarray(ids, dtype=np.int64), vecs)
-            if grown is not None:
-                self._kept["vectors"] = (after, grown)
+        grown = matrix.extended(np.asarray(ids, dtype=np.int64), vecs) if found and matrix is not None else None
+        self._carry(before, {"lexical": kept["lexical"], "vectors": (grown is not None, grown)})
 
     def embedded_count(self) -> int:
         return int(self.store.query(self.sql.EMBEDDED_COUNT)[0][0])
@@ -244,8 +240,11 @@ class Index(KeptLegs):
         """Record the names still to do (no write when the record already says so)."""
         if list(names) == self._unfinished:
             return
+        before = self._key()
+        kept = {name: self._kept_now(name, before) for name in ("lexical", "vectors")}
         with self.transaction():
             self._record_unfinished(names)
+        self._carry(before, kept)  # a record in meta: neither leg changed
 
     def _record_unfinished(self, names: Sequence[str]) -> None:
         self._unfinished = list(names)

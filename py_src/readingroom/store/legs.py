@@ -63,6 +63,17 @@ class KeptLegs:
         kept = self._kept.get(name)
         return (True, kept[1]) if kept is not None and kept[0] == key else (False, None)
 
+    def _carry(self, before: tuple, kept: dict[str, tuple[bool, object]]) -> None:
+        """After a commit of this connection's that did not change what the ``kept`` legs
+        (``_kept_now`` before it, under ``before``) were built from, they stay kept under the
+        new key; not when another connection committed in between (then all load again)."""
+        after = self._key()
+        if after[1] != before[1]:
+            return
+        for name, (found, value) in kept.items():
+            if found:
+                self._kept[name] = (after, value)
+
     def _keep(self, name: str, build: Callable[[], T]) -> T:
         """``build()``, kept until the index changes (see ``_key``). While a warm-up is
         under way (``warming``) a leg it has not loaded yet is not built here a second time:
