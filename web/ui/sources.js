@@ -77,6 +77,21 @@ export const documentName = (id) => docs.find((d) => d.id === id)?.name ?? null;
 
 const folderOf = (name) => (name.includes('/') ? name.slice(0, name.lastIndexOf('/')) : '');
 
+// The document whose Delete was clicked once ("Delete?" for 4 s), and those being deleted: kept
+// here, not in the buttons, because the list is drawn again whenever the library changes (a
+// document's vectors landing, another tab's add), and a second click must still delete.
+let armed = { id: null, timer: null };
+const deleting = new Set();
+
+function disarm() {
+  clearTimeout(armed.timer);
+  armed = { id: null, timer: null };
+  for (const button of document.querySelectorAll('#document-list button.delete.armed')) {
+    button.classList.remove('armed');
+    if (!button.disabled) button.textContent = 'Delete';
+  }
+}
+
 function row(doc, folder, onDelete) {
   const short = folder ? doc.name.slice(folder.length + 1) : doc.name;
   const pick = h('input', {
@@ -88,23 +103,24 @@ function row(doc, folder, onDelete) {
     else next.delete(doc.id);
     setScope(next);
   });
-  const remove = h('button', { type: 'button', class: 'delete', text: 'Delete', 'aria-label': `Delete ${doc.name}` });
-  let armed = null;
+  const asking = armed.id === doc.id;
+  const remove = h('button', {
+    type: 'button', class: asking ? 'delete armed' : 'delete', 'aria-label': `Delete ${doc.name}`,
+    text: deleting.has(doc.id) ? 'Deleting…' : asking ? 'Delete?' : 'Delete', disabled: deleting.has(doc.id),
+  });
   remove.addEventListener('click', () => {
-    if (!armed) {
+    if (armed.id !== doc.id) {
+      disarm();
+      armed = { id: doc.id, timer: setTimeout(disarm, 4000) };
       remove.textContent = 'Delete?';
       remove.classList.add('armed');
-      armed = setTimeout(() => {
-        armed = null;
-        remove.textContent = 'Delete';
-        remove.classList.remove('armed');
-      }, 4000);
       return;
     }
-    clearTimeout(armed);
+    disarm();
+    deleting.add(doc.id);
     remove.disabled = true;
     remove.textContent = 'Deleting…';
-    onDelete(doc);
+    Promise.resolve(onDelete(doc)).finally(() => deleting.delete(doc.id));
   });
   const summarise = h('button', {
     type: 'button', class: 'summarise quiet', text: 'Summarise', 'aria-label': `Summarise ${doc.name}`,
