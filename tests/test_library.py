@@ -45,6 +45,16 @@ def test_readding_unchanged_is_a_no_op_and_changed_replaces_atomically(library):
     assert store.query("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'rye'")[0][0] == 1
 
 
+def test_documents_by_id_are_the_listed_ones_in_the_order_asked(library):
+    run(library.add([BRCA, BREAD, ERRORS]))
+    listed = library.documents()
+    assert [d.name for d in listed] == ["bread.txt", "errors.txt", "genetics.md"]
+    by_name = {d.name: d for d in listed}
+    wanted = [by_name["genetics.md"].id, 10**9, by_name["bread.txt"].id]
+    assert library.documents(wanted) == [by_name["genetics.md"], by_name["bread.txt"]]
+    assert library.documents([]) == []
+
+
 def test_delete_removes_chunks_vectors_and_fts_rows(library):
     out = run(library.add([BRCA, BREAD]))
     assert library.delete(out[0].doc_id)

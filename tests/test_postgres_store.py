@@ -88,6 +88,9 @@ def test_similar_neighbours_and_delete_on_postgres(thirty):
     assert len(near) == 5 and cid not in [h.chunk_id for h in near]
     assert [h.chunk_id for h in thirty.neighbours(cid, 1, 1)] == [cid]
     assert thirty.index.integrity() == "ok"
+    # One document by its id (the page's list after an add), as the whole list has it.
+    listed = thirty.documents()
+    assert thirty.documents([listed[3].id, -1, listed[0].id]) == [listed[3], listed[0]]
 
 
 def test_cli_on_postgres_with_a_workspace_file_and_export_to_the_page_file(postgres, cli, tmp_path):

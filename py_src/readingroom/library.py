@@ -217,8 +217,9 @@ class Library:
     def delete(self, doc_id: int) -> bool:
         return self.index.delete_document(doc_id)
 
-    def documents(self) -> list[StoredDocument]:
-        return self.index.documents()
+    def documents(self, ids: Sequence[int] | None = None) -> list[StoredDocument]:
+        """Every document, or only those of ``ids`` (see ``Index.documents``)."""
+        return self.index.documents(ids)
 
     def status(self) -> dict:
         try:

@@ -302,8 +302,10 @@ async def delete_document(doc_id: int) -> str:
         return _error(e)
 
 
-async def documents() -> str:
-    return _dump([d.to_dict() for d in _lib().documents()])
+async def documents(ids_json: str = "null") -> str:
+    """Every document, or only those whose ids are listed (the page, after an add)."""
+    ids = json.loads(ids_json)
+    return _dump([d.to_dict() for d in _lib().documents(None if ids is None else [int(i) for i in ids])])
 
 
 async def status() -> str:

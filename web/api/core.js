@@ -38,7 +38,9 @@ export const started = { library: deferred(), all: deferred() };
 export const libraryReady = started.library.promise;
 
 // Whoever shows the library (the Sources pane, the search view) hears when its documents change:
-// fn({deleted?: docId}), which may return a promise that settles once the change is shown.
+// fn({deleted?: docId, added?: docId}) for one document deleted, or added or replaced (the one
+// stored under that name now), fn({}) when any number may have changed (an import, a bundle);
+// it may return a promise that settles once the change is shown.
 const changeListeners = new Set();
 export function onLibraryChange(fn) {
   changeListeners.add(fn);

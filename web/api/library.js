@@ -19,7 +19,8 @@
 //                                          plan(messages), load(), generate(messages, {transport})
 //   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
 //   window.readingroom.deleteDocument(id)  -> Python's reply ({deleted, status})
-//   window.readingroom.documents()         -> Python's list of stored documents
+//   window.readingroom.documents(ids?)     -> Python's list of stored documents (by name), or of those
+//                                             of the ids given, in their order
 //   window.readingroom.typeAhead(text, history?) -> embeds a question while it is typed: {source}
 //   window.readingroom.cancelIngest()      -> stops the addDocuments in flight after its current
 //                                             batch; the document being added is not stored
@@ -167,9 +168,9 @@ async function deleteDocument(docId) {
   return out;
 }
 
-async function documents() {
+async function documents(ids) {
   await libraryReady;
-  return retrieval('documents');
+  return retrieval('documents', ids == null ? {} : { ids: Array.from(ids, Number) });
 }
 
 async function embed(texts) {

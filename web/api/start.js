@@ -41,7 +41,7 @@ function onProgress(event) {
   } else if (event.event === 'chunks' || event.event === 'document') {
     ingest.event(event);
     // Words first: a document is listed (and found by its words) once stored, before its vectors.
-    if (event.event === 'document' && (event.status === 'added' || event.status === 'replaced')) refreshDocuments();
+    if (event.event === 'document' && (event.status === 'added' || event.status === 'replaced')) refreshDocuments({ added: event.doc_id });
   }
 }
 

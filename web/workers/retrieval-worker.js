@@ -280,7 +280,7 @@ rpcServe(self, {
     : { source: null }),
   checkAnswer: reading(({ text, passages }) => callPython('check_answer', String(text), JSON.stringify(passages ?? []))),
   summarise: reading(({ docIds, options }) => callPython('summarise', JSON.stringify(docIds ?? []), JSON.stringify(options ?? {}))),
-  documents: reading(() => callPython('documents')),
+  documents: reading(({ ids } = {}) => callPython('documents', JSON.stringify(ids ?? null))),
   importIndex: serialized(importIndex),
   deleteDocument: serialized(({ docId }) => callPython('delete_document', Number(docId))),
   cancelIngest: () => {

@@ -100,7 +100,7 @@ class _Run:
             if done.status not in ("added", "replaced"):
                 self.index.set_unfinished(self.rest_after(k))  # no transaction recorded it
             self.progress({"event": "document", "done": k + 1, "total": len(self.names),
-                           "name": done.name, "status": done.status})
+                           "name": done.name, "status": done.status, "doc_id": done.doc_id})
 
     def store(self, p: _Pending) -> None:
         """The document by its words, in one transaction; its vectors come later."""

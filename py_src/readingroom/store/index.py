@@ -269,8 +269,12 @@ class Index(KeptLegs):
             self.delete_rows(doc_id)
         return existed
 
-    def documents(self) -> list[StoredDocument]:
-        return [StoredDocument(*r) for r in self.store.query(self.sql.LIST_DOCS)]
+    def documents(self, ids: Sequence[int] | None = None) -> list[StoredDocument]:
+        """Every stored document by name, or those of ``ids`` in their order (an id not
+        stored is left out)."""
+        if ids is None:
+            return [StoredDocument(*r) for r in self.store.query(self.sql.LIST_DOCS)]
+        return [StoredDocument(*r) for i in ids for r in self.store.query(self.sql.GET_DOC, (int(i),))]
 
     def counts(self) -> tuple[int, int]:
         docs, chunks = self.store.query(self.sql.COUNTS)[0]

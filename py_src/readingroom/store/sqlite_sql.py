@@ -151,11 +151,13 @@ INSERT_TAG = "INSERT OR IGNORE INTO doc_tags(doc_id, tag) VALUES (?, ?)"
 DELETE_DOC_CHUNKS = "DELETE FROM chunks WHERE doc_id = ?"
 DELETE_DOC_TAGS = "DELETE FROM doc_tags WHERE doc_id = ?"
 DELETE_DOC = "DELETE FROM documents WHERE id = ?"
-LIST_DOCS = """
+_DOC_COLUMNS = """
 SELECT d.id, d.name, d.doc_type, d.size, d.added_at, d.content_hash,
        (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) AS chunks
-FROM documents d ORDER BY d.name
-"""
+FROM documents d"""
+LIST_DOCS = _DOC_COLUMNS + " ORDER BY d.name"
+# One document by its id: what the page asks after an add, instead of the whole list again.
+GET_DOC = _DOC_COLUMNS + " WHERE d.id = ?"
 COUNTS = "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)"
 # O(1), unlike COUNTS: asked before every search, so an empty library is told apart cheaply.
 HAS_CHUNKS = "SELECT EXISTS (SELECT 1 FROM chunks)"
