@@ -18,6 +18,7 @@ from ._compat import IN_PYODIDE, report_progress
 from .errors import BadInput, ReadingRoomError
 from .ingest.add import NewDocument
 from .library import Library
+from .store.index import DOCUMENT_FIELDS
 
 _library: Library | None = None
 _latest_query = 0
@@ -303,9 +304,11 @@ async def delete_document(doc_id: int) -> str:
 
 
 async def documents(ids_json: str = "null") -> str:
-    """Every document, or only those whose ids are listed (the page, after an add)."""
+    """Every document, or only those whose ids are listed (the page, after an add), as
+    ``{columns, rows}`` (api/library.js makes the objects)."""
     ids = json.loads(ids_json)
-    return _dump([d.to_dict() for d in _lib().documents(None if ids is None else [int(i) for i in ids])])
+    rows = _lib().index.document_rows(None if ids is None else [int(i) for i in ids])
+    return _dump({"columns": DOCUMENT_FIELDS, "rows": rows})
 
 
 async def status() -> str:

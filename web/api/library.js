@@ -170,7 +170,16 @@ async function deleteDocument(docId) {
 
 async function documents(ids) {
   await libraryReady;
-  return retrieval('documents', ids == null ? {} : { ids: Array.from(ids, Number) });
+  const out = await retrieval('documents', ids == null ? {} : { ids: Array.from(ids, Number) });
+  if (!Array.isArray(out?.rows)) return out; // an error reply, as Python gave it
+  // Python sends {columns, rows}: a list of 377,863 objects was 61 MB of JSON (and the time of
+  // making them in Python); the objects are made here.
+  const { columns, rows } = out;
+  return rows.map((row) => {
+    const doc = {};
+    for (let i = 0; i < columns.length; i++) doc[columns[i]] = row[i];
+    return doc;
+  });
 }
 
 async function embed(texts) {

@@ -59,6 +59,9 @@ class StoredDocument:
         return dict(self.__dict__)
 
 
+DOCUMENT_FIELDS = tuple(StoredDocument.__dataclass_fields__)  # the columns of ``Index.document_rows``
+
+
 class Index(KeptLegs):
     """One SQLite database holding one workspace's documents."""
 
@@ -272,9 +275,14 @@ class Index(KeptLegs):
     def documents(self, ids: Sequence[int] | None = None) -> list[StoredDocument]:
         """Every stored document by name, or those of ``ids`` in their order (an id not
         stored is left out)."""
+        return [StoredDocument(*r) for r in self.document_rows(ids)]
+
+    def document_rows(self, ids: Sequence[int] | None = None) -> list[tuple]:
+        """``documents`` as plain rows of ``DOCUMENT_FIELDS``: what the page's list reads (at
+        377,863 documents, dicts made 61 MB of JSON and five times the time of rows)."""
         if ids is None:
-            return [StoredDocument(*r) for r in self.store.query(self.sql.LIST_DOCS)]
-        return [StoredDocument(*r) for i in ids for r in self.store.query(self.sql.GET_DOC, (int(i),))]
+            return self.store.query(self.sql.LIST_DOCS)
+        return [r for i in ids for r in self.store.query(self.sql.GET_DOC, (int(i),))]
 
     def counts(self) -> tuple[int, int]:
         docs, chunks = self.store.query(self.sql.COUNTS)[0]
