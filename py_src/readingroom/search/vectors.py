@@ -39,7 +39,7 @@ never exist as one float32 matrix.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -94,7 +94,7 @@ class VectorMatrix:
     scales: np.ndarray | None = None  # float32 [n]
     bits: np.ndarray | None = None  # uint64 [n, words]: signs of row - centre
     centre: np.ndarray | None = None  # float32 [dim]: the mean row
-    room: "_Room | None" = field(default=None, repr=False, compare=False)  # see ``extended``
+    room: "Room | None" = field(default=None, repr=False, compare=False)  # see ``extended``
 
     @classmethod
     def build(cls, ids: np.ndarray, rows: np.ndarray) -> "VectorMatrix":
@@ -110,6 +110,8 @@ class VectorMatrix:
                     expected: int) -> "VectorMatrix":
         """From ``(ids, float32 rows)`` blocks, holding only one block of floats at a time
         when the library is too large to keep them; ``expected`` rows are allotted."""
+        from .matrix_build import MatrixBuilder  # it makes VectorMatrix objects: imported here
+
         builder = MatrixBuilder(dim, expected)
         for block_ids, block in blocks:
             builder.add(block_ids, block)
@@ -129,6 +131,8 @@ class VectorMatrix:
     def from_vec0_blocks(cls, blocks: Iterable[tuple[int, bytes, bytes, bytes]], dim: int,
                          expected: int) -> "VectorMatrix":
         """From sqlite-vec 0.1's shadow tables (see ``vec0_block``)."""
+        from .matrix_build import vec0_block
+
         return cls.from_blocks((vec0_block(b, dim) for b in blocks), dim, expected)
 
     def __len__(self) -> int:
@@ -141,7 +145,7 @@ class VectorMatrix:
         or a binary one whose room is used up or whose new ids are not past its last one.
 
         Below ``BINARY_FROM`` it is the matrix a fresh build makes. A binary matrix is built
-        with room for ``RECENTRE_SHARE`` more rows (``_Room``), filled in place, so a batch costs
+        with room for ``RECENTRE_SHARE`` more rows (``matrix_build.Room``), filled in place, so a batch costs
         its own rows, not a copy of the million others (~1 s natively at 1M); the new rows'
         codes are taken against the centre it was built with, the old rows' codes stay. A fresh
         build would move the centre by about that share of the new rows' offset, and the codes
@@ -234,96 +238,6 @@ class VectorMatrix:
             exact_sims = _normalised(np.asarray(stored, dtype=np.float32)) @ q
             best = best_first(exact_sims, head, len(head)) + best[EXACT_RESCORE:]
         return best[:n]
-
-
-def vec0_block(block: tuple[int, bytes, bytes, bytes], dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """One block of sqlite-vec 0.1's shadow tables as ``(ids, float32 rows)`` of its used
-    slots: ``size`` slots, a validity bitmap (bit i, least significant first, set when slot
-    i holds a vector), the slots' rowids as int64, and their vectors as ``size * dim`` float32."""
-    size, validity, rowids, vectors = block
-    valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
-    return (np.frombuffer(rowids, dtype=np.int64)[:size][valid],
-            np.frombuffer(vectors, dtype=np.float32).reshape(-1, dim)[:size][valid])
-
-
-class MatrixBuilder:
-    """A ``VectorMatrix`` made a block at a time (``add``), then finished in steps
-    (``finishing``): the page's worker loads a large library between other work this way,
-    answering a query between two steps instead of after the whole load."""
-
-    def __init__(self, dim: int, expected: int):
-        self.dim, self.expected = dim, expected
-        keep_rows = expected * dim * 4 <= MAX_FLOAT_BYTES
-        # A binary matrix gets room for RECENTRE_SHARE more rows (see ``VectorMatrix.extended``).
-        cap = expected + (int(RECENTRE_SHARE * expected) if expected >= BINARY_FROM else 0)
-        self.ids = np.zeros(cap, np.int64)
-        self.rows = np.zeros((cap, dim), np.float32) if keep_rows else None
-        self.codes = None if keep_rows else np.zeros((cap, dim), np.int8)
-        self.scales = None if keep_rows else np.zeros(cap, np.float32)
-        self.total = np.zeros(dim, np.float64)
-        self.at = 0
-        self.matrix: VectorMatrix | None = None  # set once ``finishing`` is done
-
-    def add(self, block_ids: np.ndarray, block: np.ndarray) -> None:
-        """Rows in any order, not yet normalised."""
-        block = _normalised(np.asarray(block, dtype=np.float32).reshape(len(block_ids), self.dim))
-        at, end = self.at, self.at + len(block_ids)
-        if end > self.expected:
-            raise ValueError(f"more than the {self.expected} vectors expected")
-        self.ids[at:end] = block_ids
-        if self.rows is not None:
-            self.rows[at:end] = block
-        else:
-            self.codes[at:end], self.scales[at:end] = _int8(block)
-        self.total += block.sum(axis=0, dtype=np.float64)
-        self.at = end
-
-    def finishing(self) -> Iterator[None]:
-        """Sorts by id and makes the binary codes, one block of rows per step."""
-        at = self.at
-        if np.any(self.ids[1:at] <= self.ids[: at - 1]):
-            order = np.argsort(self.ids[:at], kind="stable")
-            for a in (self.ids, self.rows, self.codes, self.scales):
-                if a is not None:
-                    a[:at] = a[:at][order]
-        m = VectorMatrix(*(a if a is None else a[:at] for a in (self.ids, self.rows, self.codes, self.scales)))
-        if at >= BINARY_FROM:
-            centre = (self.total / at).astype(np.float32)
-            words = (-(-self.dim // 8) + 7) // 8  # bytes per row, padded to whole uint64 words
-            bits = np.zeros((len(self.ids), words), np.uint64)
-            for i in range(0, at, _BLOCK):
-                yield
-                bits[i : min(i + _BLOCK, at)] = _bits(m._dense(slice(i, i + _BLOCK)), centre)
-            room = _Room(self.ids, self.rows, self.codes, self.scales, bits, at)
-            m = VectorMatrix(m.ids, m.rows, m.codes, m.scales, bits[:at], centre, room)
-        self.matrix = m
-
-
-class _Room:
-    """A binary matrix's arrays as allotted, past its rows: ``used`` rows are taken."""
-
-    def __init__(self, ids, rows, codes, scales, bits, used: int):
-        self.arrays = (ids, rows, codes, scales, bits)
-        self.used = used
-
-    def take(self, m: VectorMatrix, ids: np.ndarray, rows: np.ndarray) -> VectorMatrix | None:
-        """``m`` with ``ids`` (ascending, all past its last) and their rows written into the
-        room after it; None when ``m`` is not the latest matrix of this room, the ids are not
-        past its last, or there is no room left."""
-        all_ids, all_rows, all_codes, all_scales, all_bits = self.arrays
-        at, end = self.used, self.used + len(ids)
-        if len(m.ids) != at or (at and ids[0] <= m.ids[-1]) or end > len(all_ids):
-            return None
-        rows = _normalised(rows)
-        all_ids[at:end] = ids
-        if all_rows is not None:
-            all_rows[at:end] = rows
-        else:
-            all_codes[at:end], all_scales[at:end] = _int8(rows)
-        grown = VectorMatrix(*(a if a is None else a[:end] for a in (all_ids, all_rows, all_codes, all_scales)))
-        all_bits[at:end] = _bits(grown._dense(slice(at, end)), m.centre)
-        self.used = end
-        return VectorMatrix(grown.ids, grown.rows, grown.codes, grown.scales, all_bits[:end], m.centre, self)
 
 
 def best_first(values: np.ndarray, ids: np.ndarray, n: int) -> list[tuple[int, float]]:

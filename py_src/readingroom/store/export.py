@@ -12,7 +12,7 @@ import numpy as np
 from . import sqlite_copy_sql as copy_sql, sqlite_sql as sql
 from ..errors import StorageError
 from . import pg_sql, sqlite_dialect
-from .legs import QUICK_SCANS_UP_TO
+from .legs import worth_keeping
 
 BATCH = 2_000
 
@@ -60,7 +60,7 @@ def to_sqlite(index, out: Path) -> dict:
                 dst.execute_script("COMMIT")
             finally:
                 conn.execute("ROLLBACK")
-        if counts["chunks"] > QUICK_SCANS_UP_TO:  # as ``readingroom index`` does for a large library
+        if worth_keeping(counts["chunks"]):  # as ``readingroom index`` does for a large library
             counts["kept_postings"] = sqlite_dialect.keep_postings(dst)
         dst.close()
         os.replace(tmp, out)

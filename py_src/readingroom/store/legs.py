@@ -15,7 +15,8 @@ from typing import Callable, Generator, Iterator, TypeVar
 from ..search import vectors
 from ..search.bm25 import LexicalIndex
 from ..errors import StorageError
-from ..search.vectors import MatrixBuilder, VectorMatrix, vec0_block
+from ..search.matrix_build import MatrixBuilder, vec0_block
+from ..search.vectors import VectorMatrix
 
 T = TypeVar("T")
 
@@ -32,6 +33,12 @@ SEARCH_MESSAGES = {
     WARMING: "Search is getting ready: the first answers may take a moment longer.",
     COLD: "Search loads its index on the next question.",
 }
+
+
+def worth_keeping(chunks: int, least_chunks: int = QUICK_SCANS_UP_TO) -> bool:
+    """Whether a library of ``chunks`` keeps its common words' postings in a table of their
+    own (store/sqlite_postings.py): past what the page scans quickly, by default."""
+    return chunks > least_chunks
 
 
 def _result(steps: Generator[object, None, T]) -> T:
@@ -202,7 +209,7 @@ class KeptLegs:
         there already (any write to the chunks empties it). What was kept; None when nothing
         was to be done. No write to the documents: the kept legs stay valid."""
         keep = getattr(self.sql, "keep_postings", None)
-        if keep is None or self.counts()[1] <= least_chunks or self.sql.postings_kept(self.store):
+        if keep is None or not worth_keeping(self.counts()[1], least_chunks) or self.sql.postings_kept(self.store):
             return None
         return keep(self.store)
 

@@ -99,9 +99,9 @@ def refill_postings(store):
     return (yield from sqlite_postings.refill(store, lambda term: term_instances(store, term)))
 
 
-def keep_postings(store, progress=None) -> dict:
+def keep_postings(store) -> dict:
     """Keeps the common words' postings (sqlite_postings.py); what was kept."""
-    return sqlite_postings.keep(store, lambda term: term_instances(store, term), progress=progress)
+    return sqlite_postings.keep(store, lambda term: term_instances(store, term))
 
 
 def build_lexicon(store):

@@ -119,23 +119,22 @@ def pack(instances: str | None) -> tuple[int, int, bytes, bytes] | None:
     return len(ids), int(ids[0]), gaps.astype(width).tobytes(), counts.tobytes()
 
 
-def keep(store, instances: Callable[[str], str | None], least: int | None = None,
-         most: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict:
+def keep(store, instances: Callable[[str], str | None], least: int | None = None) -> dict:
     """Fills the table with the postings of the library's words in at least ``least`` chunks
-    (at most ``most`` words, commonest first), in one transaction, after emptying it.
+    (at most ``KEEP_AT_MOST`` words, commonest first), in one transaction, after emptying it.
     ``instances(term)`` is FTS5's instance list of a term. Returns what was kept."""
     from .sqlite_sql import FTS_INSTANCES_TABLE, FTS_TERMS_TABLE
 
     t0 = time.perf_counter()
     store.execute_script(FTS_TERMS_TABLE + ";\n" + FTS_INSTANCES_TABLE)
-    words = store.query(COMMON, (KEEP_FROM_CHUNKS if least is None else least, KEEP_AT_MOST if most is None else most))
+    words = store.query(COMMON, (KEEP_FROM_CHUNKS if least is None else least, KEEP_AT_MOST))
     kept = postings = nbytes = 0
     store.execute_script("BEGIN IMMEDIATE")
     try:
         store.execute_script(SCHEMA)
         store.query(CLEAR)
         store.query(CLEAR_CHOSEN)
-        for i, (term, _df) in enumerate(words):
+        for term, _df in words:
             store.query(CHOSEN, (term,))
             row = pack(instances(term))
             if row is not None:
@@ -143,8 +142,6 @@ def keep(store, instances: Callable[[str], str | None], least: int | None = None
                 kept += 1
                 postings += row[0]
                 nbytes += len(row[2]) + len(row[3])
-            if progress is not None:
-                progress(i + 1, len(words))
         store.execute_script("COMMIT")
     except BaseException:
         store.execute_script("ROLLBACK")
