@@ -1,6 +1,7 @@
 """A large SQLite library keeps its common words' postings in a table of their own: read
-back they are FTS5's postings exactly, the ranking is FTS5's to the last bit, and any write to
-the chunks empties the table in the same transaction, so a kept row is never stale."""
+back they are FTS5's postings exactly, the ranking is FTS5's to the last bit, and after any
+write to the chunks (followed in the same transaction) they are still FTS5's postings as they
+are now, without reading the words from FTS5 again."""
 
 import json
 
@@ -10,7 +11,7 @@ import pytest
 from beir_fixture import DOCS, QUERIES
 from helpers import SCIFACT
 from readingroom.search import bm25, reads as search
-from readingroom.store import sqlite_dialect, sqlite_postings
+from readingroom.store import sqlite_dialect, sqlite_postings, sqlite_sql
 from readingroom._compat._not_in_pyodide import open_store
 from readingroom.store.index import Index, Provenance
 from readingroom.records import Chunk, Filters
@@ -37,6 +38,7 @@ def _library(path=":memory:") -> Index:
 
 
 def _fts5(idx: Index, term: str) -> bm25.Postings:
+    idx.store.execute_script(sqlite_sql.FTS_INSTANCES_TABLE)
     return bm25.instance_postings(sqlite_dialect.term_instances(idx.store, term))
 
 
@@ -101,37 +103,102 @@ def test_ranking_with_kept_postings_is_fts5s(kept, monkeypatch):
     assert read and not set(read) & set(_kept_terms(kept))  # only words not kept were read from FTS5
 
 
-def test_every_write_to_the_chunks_empties_the_table_in_its_transaction(tmp_path):
+def _same_as_fts5(idx: Index, terms: list[str]) -> None:
+    for term in terms:
+        got, want = sqlite_postings.read(idx.store, term), _fts5(idx, term)
+        assert got is not None, term
+        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist(), term
+
+
+def test_after_any_write_the_kept_rows_read_back_as_fts5_has_them_now(tmp_path, monkeypatch):
     idx = _library(tmp_path / "lib.sqlite")
     assert idx.keep_postings(least_chunks=0)["words"] > 10
-    _add(idx, "new", "cancer cells grow in the new document")
-    assert not sqlite_postings.kept(idx.store)  # stale now: the words are read from FTS5 again
-    lexicon = idx.lexical_index()
-    assert search.lexical_candidates(idx.store, "cancer cells", 600, Filters(), lexicon) == \
-        search.lexical_candidates(idx.store, "cancer cells", 600, Filters())
-    assert idx.keep_postings(least_chunks=0)["words"] > 10
+    terms = _kept_terms(idx)
+    rows = idx.store.query("SELECT term, chunks, first, gaps, counts FROM term_postings ORDER BY term")
+    read = []
+    real = sqlite_dialect.term_instances
+    monkeypatch.setattr(sqlite_dialect, "term_instances", lambda store, term: read.append(term) or real(store, term))
+    _add(idx, "new", "cancer cells grow in the new document", ("Cancer", "cells"))
+    _add(idx, "s10", "the cells of a replaced document: cancer of the cells")  # a replace: a delete and an insert
+    idx.delete_document(7)
+    idx.delete_document(idx.find("new")[0])  # written since, then gone again
+    _add(idx, "newer", "Cancer cells, and cells again, with a heading", ("The cells",))
     with pytest.raises(RuntimeError):
         with idx.transaction():
             idx.delete_rows(5)
-            assert not sqlite_postings.kept(idx.store)
-            raise RuntimeError("the write fails")
-    assert sqlite_postings.kept(idx.store)  # rolled back with the write it belonged to
-    idx.delete_document(5)
-    assert not sqlite_postings.kept(idx.store)
+            raise RuntimeError("the write fails")  # rolled back with what it wrote since
+    assert idx.store.query("SELECT term, chunks, first, gaps, counts FROM term_postings ORDER BY term") == rows
+    assert sqlite_postings.written_since(idx.store) == 5  # s10's old and new chunk, 7's, new's, newer's
+    _same_as_fts5(idx, terms)
+    assert idx.keep_postings(least_chunks=0) is None  # still kept: nothing to do
+    read.clear()
+    lexicon = idx.lexical_index()
+    for q in ("cancer cells", "the cells of a heading", "cancer", "document again"):
+        assert search.lexical_candidates(idx.store, q, 600, Filters(), lexicon) == \
+            search.lexical_candidates(idx.store, q, 600, Filters()), q
+    assert not set(read) & set(terms)  # the kept words were never read from FTS5
+    assert "postings" not in list(idx.warm_steps())  # nothing for the warm-up to read again
+    idx.store.close()
+
+
+def test_past_so_many_chunks_written_since_the_words_are_kept_afresh(tmp_path, monkeypatch):
+    idx = _library(tmp_path / "lib.sqlite")
+    assert idx.keep_postings(least_chunks=0)["words"] > 10
+    terms = _kept_terms(idx)
+    monkeypatch.setattr(sqlite_postings, "SINCE_AT_MOST", 3)
+    for i in range(4):
+        _add(idx, f"more{i}", f"cancer cells, number {i}")
+    assert sqlite_postings.read(idx.store, terms[0]) is None  # read from FTS5 instead
+    lexicon = idx.lexical_index()
+    assert search.lexical_candidates(idx.store, "cancer cells", 600, Filters(), lexicon) == \
+        search.lexical_candidates(idx.store, "cancer cells", 600, Filters())
+    assert idx.keep_postings(least_chunks=0)["words"] > 10  # the CLI keeps them afresh
+    assert sqlite_postings.written_since(idx.store) == 0
+    _same_as_fts5(idx, terms)
+    for i in range(4):
+        _add(idx, f"later{i}", f"cells {i}")
+    from readingroom.store import legs
+
+    monkeypatch.setattr(legs, "QUICK_SCANS_UP_TO", 100)  # so is the page's warm-up
+    assert list(idx.warm_steps()).count("postings") == len(terms)
+    assert sqlite_postings.written_since(idx.store) == 0
+    _same_as_fts5(idx, terms)
     idx.store.close()
 
 
 def test_a_library_from_before_the_table_gets_it_when_opened(tmp_path):
     path = tmp_path / "old.sqlite"
     idx = _library(path)
-    idx.store.execute_script("DROP TRIGGER chunks_insert_clears_postings; DROP TRIGGER chunks_delete_clears_postings;"
-                             "DROP TABLE term_postings")
+    idx.store.execute_script("DROP TRIGGER chunks_insert_follows_postings; DROP TRIGGER chunks_delete_follows_postings;"
+                             "DROP TABLE term_postings; DROP TABLE postings_since; DROP TABLE chunks_fts_since")
     idx.store.close()
     again = Index(open_store(path), Provenance(model_id="test-model", dim=DIM))
     assert again.keep_postings(least_chunks=0)["words"] > 10
     _add(again, "later", "cancer")
-    assert not sqlite_postings.kept(again.store)  # its triggers came with it
+    assert sqlite_postings.written_since(again.store) == 1  # its triggers came with it
+    _same_as_fts5(again, _kept_terms(again))
     assert again.store.query("PRAGMA integrity_check")[0][0] == "ok"
+    again.store.close()
+
+
+def test_a_library_an_earlier_version_kept_follows_writes_once_opened_here(tmp_path):
+    """Its triggers emptied the table on every write: they are replaced when it is opened."""
+    path = tmp_path / "earlier.sqlite"
+    idx = _library(path)
+    assert idx.keep_postings(least_chunks=0)["words"] > 10
+    idx.store.execute_script("""
+        DROP TRIGGER chunks_insert_follows_postings; DROP TRIGGER chunks_delete_follows_postings;
+        DROP TABLE postings_since; DROP TABLE chunks_fts_since;
+        CREATE TRIGGER chunks_insert_clears_postings AFTER INSERT ON chunks
+        WHEN EXISTS (SELECT 1 FROM term_postings) BEGIN DELETE FROM term_postings; END;
+        CREATE TRIGGER chunks_delete_clears_postings AFTER DELETE ON chunks
+        WHEN EXISTS (SELECT 1 FROM term_postings) BEGIN DELETE FROM term_postings; END;""")
+    idx.store.close()
+    again = Index(open_store(path), Provenance(model_id="test-model", dim=DIM))
+    terms = _kept_terms(again)
+    _add(again, "later", "cancer cells")
+    assert _kept_terms(again) == terms and sqlite_postings.written_since(again.store) == 1
+    _same_as_fts5(again, terms)
     again.store.close()
 
 
@@ -153,32 +220,34 @@ def test_ids_far_apart_and_counts_past_a_byte_keep_their_exact_values(ids, width
     idx.store.close()
 
 
-def test_the_warm_up_of_a_large_library_keeps_again_what_a_write_emptied(tmp_path, monkeypatch):
+def test_the_warm_up_of_a_large_library_keeps_again_the_rows_that_are_missing(tmp_path, monkeypatch):
     from readingroom.store import legs
 
     idx = _library(tmp_path / "lib.sqlite")
     assert idx.keep_postings(least_chunks=0)["words"] > 10
     chosen = [t for (t,) in idx.store.query("SELECT term FROM kept_terms")]
     _add(idx, "new", "cancer cells grow in the new document " * 3)
+    idx.store.query("DELETE FROM term_postings")  # as an earlier version's write left them
     assert not sqlite_postings.kept(idx.store)
     assert "postings" not in list(idx.warm_steps())  # this small, the warm-up reads the commonest words itself
     assert not sqlite_postings.kept(idx.store)
     monkeypatch.setattr(legs, "QUICK_SCANS_UP_TO", 100)  # as if it were past the page's quick scans
     steps = list(idx.warm_steps())
     assert steps.count("postings") == len(chosen) and sorted(_kept_terms(idx)) == sorted(chosen)
-    for term in chosen:  # read again as FTS5 has them now, the new document included
-        got, want = sqlite_postings.read(idx.store, term), _fts5(idx, term)
-        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+    _same_as_fts5(idx, chosen)  # read again as FTS5 has them now, the new document included
     assert "postings_kept" in idx.search_state()["load_ms"]
     lexicon = idx.lexical_index()
     assert search.lexical_candidates(idx.store, "cancer cells", 600, Filters(), lexicon) == \
         search.lexical_candidates(idx.store, "cancer cells", 600, Filters())
-    # A write between two steps stops the refill; the rows written before it are emptied by it.
-    idx.delete_document(7)
+    # A write between two steps: the rows written before it follow it, the rest are read after it.
+    idx.store.query("DELETE FROM term_postings")
     steps = idx.warm_steps()
     while next(steps) != "postings":
         pass
     assert sqlite_postings.kept(idx.store)
-    _add(idx, "newer", "cancer")
-    assert not sqlite_postings.kept(idx.store) and list(steps) == []
+    idx.delete_document(7)
+    _add(idx, "newer", "cancer cells")
+    assert list(steps) == []  # the warm-up under way ends at a write ...
+    assert list(idx.warm_steps()).count("postings") == len(chosen) - 1  # ... and the next reads the rest
+    _same_as_fts5(idx, chosen)
     idx.store.close()

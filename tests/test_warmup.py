@@ -173,6 +173,41 @@ def test_a_new_document_by_its_words_keeps_the_vector_matrix_and_its_vectors_ext
     assert doc
 
 
+def test_adds_replaces_and_deletes_change_the_lexical_leg_without_reading_every_length_again(library, monkeypatch):
+    """At a million chunks reading every chunk's length again costs seconds in the page, and
+    a query after an add waited behind it: a write of this connection's takes the lengths of
+    the chunks it added and FTS5's new totals, and the leg is what a fresh read would make."""
+    idx, rng = library
+    idx.lexical_index()
+    reads = []
+    real = idx.sql.build_lexicon
+    monkeypatch.setattr(idx.sql, "build_lexicon", lambda store: reads.append(1) or real(store))
+    text = "Vitamin D deficiency and the cells of the blood, stored by their words first."
+    writes = [
+        lambda: _add(idx, 1000, "Protein folding in the cells of the liver and the blood", rng.standard_normal(DIM)),
+        lambda: idx.replace_document(name="words.txt", doc_type="txt", content_hash="w", size=len(text), meta={},
+                                     chunks=[Chunk(0, text, 0, 40, (), None, 10), Chunk(1, text[40:], 40, len(text), ("D",), None, 8)],
+                                     vectors=None, text_hashes=["w0", "w1"]),
+        lambda: _add(idx, 3, "A replaced document about the of and cancer cells", rng.standard_normal(DIM)),
+        lambda: idx.delete_document(idx.find("d7")[0]),
+        lambda: idx.delete_document(idx.find("words.txt")[0]),
+        lambda: idx.delete_document(999_999),
+    ]
+    for write in writes:
+        before = idx.lexical_index()
+        write()
+        after = idx.lexical_index()
+        fresh = real(idx.store)
+        assert after is not None and after.ids.tolist() == fresh.ids.tolist()
+        assert after.norm.tolist() == fresh.norm.tolist() and after.rows == fresh.rows  # to the last bit
+        for query in QUERIES + ["vitamin blood words", "replaced document"]:
+            assert lexical_candidates(idx.store, query, 50, Filters(), after) == \
+                lexical_candidates(idx.store, query, 50, Filters()), query
+        assert len(after) - len(before) in (1, 2, 0, -1, -2)
+    assert reads == []  # never every length again
+    assert idx.lexical_index() is idx.lexical_index()
+
+
 def test_past_the_binary_stage_new_vectors_extend_the_matrix_without_reading_it_again(library, monkeypatch):
     """At a million chunks reading every vector again takes ~15 s in the page: a batch of a new
     document's vectors goes into the binary matrix's room instead, and is found at once."""

@@ -131,11 +131,12 @@ def test_open_index_file_button_imports_with_a_progress_bar_and_flags_another_mo
     assert page.evaluate("() => window.readingroom.status()")["documents"] == 1
 
 
-def test_kept_postings_travel_in_the_index_file_and_a_write_in_the_page_empties_them(page, tmp_path, model_dir):
+def test_kept_postings_travel_in_the_index_file_and_follow_a_write_in_the_page(page, tmp_path, model_dir):
     """A large library's common words' postings are kept in the file (store/sqlite_postings.py).
     Here a small one's are kept and one word's row is altered on purpose (its counts swapped), so
-    the ranking shows which postings the page read: the kept row until a document is added in
-    the page, FTS5's own after (the trigger empties the table in that write)."""
+    the ranking shows which postings the page read: the kept row, and after a document is added
+    in the page, the kept row (still altered) with the new document's own count of the word,
+    which the triggers followed in the page's SQLite; after a delete, the kept row without it."""
     from readingroom._compat._not_in_pyodide import open_store
     from readingroom.store import sqlite_dialect, sqlite_postings
 
@@ -164,6 +165,11 @@ def test_kept_postings_travel_in_the_index_file_and_a_write_in_the_page_empties_
     page.wait_for_function("() => window.readingroom.status().then((s) => s.search.state === 'ready')")
     names = lambda: [os.path.basename(s["doc_name"]) for s in browser.query("lantern", {"k": 2, "mode": "lexical"})["results"]]  # noqa: E731
     assert names() == ["once.txt", "many.txt"]  # the kept row, as altered, says "once" holds it three times
-    browser.add([{"name": "other.txt", "text": "Nothing about lights here, only the mill wheel."}])
+    browser.add([{"name": "other.txt", "text": "A lantern and a lantern hang by the mill gate."}])
     page.wait_for_function("() => window.readingroom.status().then((s) => s.search.state === 'ready')")
-    assert names() == ["many.txt", "once.txt"]  # emptied by the write: FTS5's postings, the true counts
+    names = lambda: [os.path.basename(s["doc_name"]) for s in browser.query("lantern", {"k": 3, "mode": "lexical"})["results"]]  # noqa: E731
+    assert names() == ["once.txt", "other.txt", "many.txt"]  # the kept row as altered (3, 1) and the new 2
+    docs = {os.path.basename(d["name"]): d["id"] for d in page.evaluate("() => window.readingroom.documents()")}
+    browser.delete(docs["once.txt"])
+    page.wait_for_function("() => window.readingroom.status().then((s) => s.search.state === 'ready')")
+    assert names() == ["other.txt", "many.txt"]

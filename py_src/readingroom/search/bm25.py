@@ -61,7 +61,7 @@ MAX_POSTINGS_BYTES = 128 * 1024 * 1024
 PRELOAD_TERMS = 256
 PRELOAD_SHARE = 0.5
 _POSTING_BYTES = 4 + 8
-_CHUNK_BYTES = 8 + 8 + 8  # id, length norm, and at most two slots of the id lookup (``_positions``)
+_CHUNK_BYTES = 8 + 8 + 4 + 8  # id, length norm, length, and at most two slots of the id lookup (``_positions``)
 
 
 def query_terms(text: str) -> list[str] | None:
@@ -124,6 +124,20 @@ def packed_postings(ids: np.ndarray, packed: np.ndarray, heading_bits: int) -> P
     return postings(ids, (n >> heading_bits) * BM25_WEIGHTS[0] + (n & ((1 << heading_bits) - 1)) * BM25_WEIGHTS[1])
 
 
+def fts5_lengths(ids_text: str | None, sizes: bytes, columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """Chunk ids and their token counts over all columns, from FTS5's ``docsize`` rowids as
+    text and its ``sz`` blobs concatenated (``columns`` varints each)."""
+    ids = np.fromstring(ids_text or "", dtype=np.int64, sep=" ")
+    per_column = varints(sizes).reshape(len(ids), columns) if len(ids) else np.zeros((0, columns), np.int64)
+    return ids, per_column.sum(axis=1)
+
+
+def fts5_totals(averages: bytes, columns: int) -> tuple[int, int]:
+    """The row count and the total tokens over all columns, from FTS5's averages record."""
+    avg = varints(averages)
+    return (int(avg[0]) if len(avg) else 0), int(avg[1 : 1 + columns].sum())
+
+
 class LexicalIndex:
     """Chunk lengths for a whole library and the postings of the terms queries have used."""
 
@@ -131,11 +145,11 @@ class LexicalIndex:
                  max_bytes: int = MAX_POSTINGS_BYTES):
         order = np.argsort(ids, kind="stable")
         self.ids = np.ascontiguousarray(np.asarray(ids, dtype=np.int64)[order])
-        lengths = np.asarray(lengths, dtype=np.float64)[order]
-        self.rows = int(rows)
+        self.lengths = np.asarray(lengths, dtype=np.int32)[order]  # tokens per chunk, for ``changed``
+        self.rows, self.total_tokens = int(rows), int(total_tokens)
         avgdl = float(total_tokens) / float(rows) if rows else 1.0
         # k1 * (1 - b + b * D / avgdl), grouped as C groups it in FTS5's bm25.
-        self.norm = K1 * ((1 - B) + (B * lengths) / avgdl)
+        self.norm = K1 * ((1 - B) + (B * self.lengths.astype(np.float64)) / avgdl)
         self.max_bytes = max_bytes
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._lookup: np.ndarray | None = None  # chunk id - ids[0] -> position (``_positions``)
@@ -148,11 +162,19 @@ class LexicalIndex:
         """From FTS5's shadow tables: the rowids of ``docsize`` as text, its ``sz`` blobs
         concatenated (``columns`` varints each: tokens per column), and the averages
         record (the row count, then total tokens per column)."""
-        ids = np.fromstring(ids_text or "", dtype=np.int64, sep=" ")
-        per_column = varints(sizes).reshape(len(ids), columns) if len(ids) else np.zeros((0, columns), np.int64)
-        avg = varints(averages)
-        rows = int(avg[0]) if len(avg) else 0
-        return cls(ids, per_column.sum(axis=1), rows, int(avg[1 : 1 + columns].sum()), max_bytes)
+        ids, lengths = fts5_lengths(ids_text, sizes, columns)
+        return cls(ids, lengths, *fts5_totals(averages, columns), max_bytes)
+
+    def changed(self, gone: np.ndarray, ids: np.ndarray, lengths: np.ndarray, rows: int,
+                total_tokens: int) -> "LexicalIndex":
+        """This index after the chunks ``gone`` were deleted and ``ids`` (``lengths`` tokens
+        each) added, ``rows`` and ``total_tokens`` as FTS5 now counts them: what ``from_fts5``
+        would read after the write, without reading every chunk's length again (a second at a
+        million chunks natively). No postings are kept: their weights change with the average."""
+        stay = ~np.isin(self.ids, np.asarray(gone, dtype=np.int64)) if len(gone) else slice(None)
+        return LexicalIndex(np.concatenate([self.ids[stay], np.asarray(ids, dtype=np.int64)]),
+                            np.concatenate([self.lengths[stay], np.asarray(lengths, dtype=np.int32)]),
+                            rows, total_tokens, self.max_bytes)
 
     @staticmethod
     def fits(chunks: int, max_bytes: int = MAX_POSTINGS_BYTES) -> bool:
@@ -164,7 +186,7 @@ class LexicalIndex:
     @property
     def nbytes(self) -> int:
         """Memory held: the chunk arrays and the postings kept."""
-        return self.ids.nbytes + self.norm.nbytes + self._bytes + (self._lookup.nbytes if self._lookup is not None else 0)
+        return self.ids.nbytes + self.norm.nbytes + self.lengths.nbytes + self._bytes + (self._lookup.nbytes if self._lookup is not None else 0)
 
     def _load(self, term: str, found: Postings) -> tuple[np.ndarray, np.ndarray] | None:
         """A term's postings as ``term_postings`` read them, kept for later queries unless

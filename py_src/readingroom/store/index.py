@@ -168,10 +168,12 @@ class Index(KeptLegs):
         vecs = None if vectors is None else np.ascontiguousarray(vectors, dtype=np.float32)
         tags = meta.get("tags") or []
         before = self._key()
-        matrix = self._kept_now("vectors", before)
+        matrix, lexicon = self._kept_now("vectors", before), self._kept_now("lexical", before)
         with self.transaction():
             old = self.find(name)
+            gone = []
             if old:
+                gone = [int(r[0]) for r in self.store.query(self.sql.DOC_CHUNK_IDS, (old[0],))]
                 self.delete_rows(old[0])
             doc_id = self.store.query(self.sql.INSERT_DOC, (
                 name, doc_type, content_hash, size,
@@ -193,8 +195,10 @@ class Index(KeptLegs):
                 summaries.keep(self, doc_id, chunks, ids, vecs, doc_type)  # derived data, in the same transaction
             if unfinished is not None:
                 self._record_unfinished(unfinished)
+        carried = {"lexical": self._lexicon_after(lexicon, gone, ids)}
         if vecs is None and not old:
-            self._carry(before, {"vectors": matrix})  # new chunks by their words only: no vector changed
+            carried["vectors"] = matrix  # new chunks by their words only: no vector changed
+        self._carry(before, carried)
         return doc_id
 
     # -- words first, meaning after (ingest.embed_pending) ---------------------------------
@@ -267,9 +271,13 @@ class Index(KeptLegs):
     def delete_document(self, doc_id: int) -> bool:
         if not sql.is_rowid(doc_id):
             return False
+        before = self._key()
+        lexicon = self._kept_now("lexical", before)
         with self.transaction():
             existed = bool(self.store.query(self.sql.DOC_EXISTS, (doc_id,)))
+            gone = [int(r[0]) for r in self.store.query(self.sql.DOC_CHUNK_IDS, (doc_id,))]
             self.delete_rows(doc_id)
+        self._carry(before, {"lexical": self._lexicon_after(lexicon, gone, [])})
         return existed
 
     def documents(self, ids: Sequence[int] | None = None) -> list[StoredDocument]:

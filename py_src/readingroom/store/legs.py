@@ -129,6 +129,20 @@ class KeptLegs:
     def _build_lexical(self) -> LexicalIndex | None:
         return self.sql.build_lexicon(self.store)
 
+    def _lexicon_after(self, kept: tuple[bool, object], gone: list[int], added: list[int]) -> tuple[bool, object]:
+        """The kept lexical leg (``_kept_now`` before a write of this connection's that deleted
+        the chunks ``gone`` and added ``added``) as it is after it, for ``_carry``: at a
+        million chunks reading every chunk's length again costs seconds in the page, and a
+        query or status() waits behind it. Not found when it cannot be followed that way."""
+        found, lexicon = kept
+        if found and not gone and not added:
+            return kept
+        change = getattr(self.sql, "changed_lexicon", None)
+        if not found or lexicon is None or change is None:
+            return False, None
+        after = change(self.store, lexicon, gone, added)
+        return after is not None, after
+
     def warm_steps(self) -> Iterator[str]:
         """Loads both in-memory legs in small steps, naming each as it is done ("lexical",
         "vectors", "terms"): the page's worker runs one step at a time while it is idle, so
@@ -181,7 +195,7 @@ class KeptLegs:
         refill = getattr(self.sql, "refill_postings", None)
         if lexicon is not None and len(lexicon) > QUICK_SCANS_UP_TO and refill is not None:
             t1 = time.perf_counter()
-            for step in refill(self.store):  # the kept postings a write emptied (sqlite_postings.py)
+            for step in refill(self.store):  # kept postings that are missing (sqlite_postings.py)
                 yield step
                 if self._key() != key:
                     return
@@ -206,7 +220,7 @@ class KeptLegs:
         """For a library of more than ``least_chunks`` chunks (by default the largest the page
         warms up with its commonest words' postings), whose engine can keep them: the common
         words' postings in a table of their own (store/sqlite_postings.py), unless they are
-        there already (any write to the chunks empties it). What was kept; None when nothing
+        there already and followed by what was written since. What was kept; None when nothing
         was to be done. No write to the documents: the kept legs stay valid."""
         keep = getattr(self.sql, "keep_postings", None)
         if keep is None or not worth_keeping(self.counts()[1], least_chunks) or self.sql.postings_kept(self.store):

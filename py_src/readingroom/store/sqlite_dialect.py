@@ -86,13 +86,13 @@ def term_instances(store, term: str) -> str | None:
 
 
 def postings_kept(store) -> bool:
-    """Whether the common words' postings are kept (sqlite_postings.py), i.e. none was
-    written since they were."""
-    return sqlite_postings.kept(store)
+    """Whether the common words' postings are kept (sqlite_postings.py) and not so much was
+    written since that they should be kept afresh."""
+    return sqlite_postings.kept(store) and sqlite_postings.written_since(store) <= sqlite_postings.SINCE_AT_MOST
 
 
 def refill_postings(store):
-    """The kept words' postings that writes emptied, read again a word a step (sqlite_postings.py)."""
+    """The kept words' postings that are missing, read again a word a step (sqlite_postings.py)."""
     from .sqlite_sql import FTS_INSTANCES_TABLE
 
     store.execute_script(FTS_INSTANCES_TABLE)
@@ -102,6 +102,24 @@ def refill_postings(store):
 def keep_postings(store) -> dict:
     """Keeps the common words' postings (sqlite_postings.py); what was kept."""
     return sqlite_postings.keep(store, lambda term: term_instances(store, term))
+
+
+def changed_lexicon(store, lexicon, gone, added):
+    """BM25's chunk lengths after this connection deleted the chunks ``gone`` and added the
+    chunks ``added`` (``LexicalIndex.changed``): the added ones' lengths and FTS5's new totals
+    read, not every chunk's; None when the added ids are not the ones past all others."""
+    from ..search.bm25 import fts5_lengths, fts5_totals
+    from .sqlite_sql import FTS_AVERAGES, FTS_COLUMNS, FTS_SIZES_FROM
+
+    added = sorted(int(i) for i in added)
+    ids, lengths = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if added:
+        ids_text, sizes = store.query(FTS_SIZES_FROM, (added[0],))[0]
+        ids, lengths = fts5_lengths(ids_text, bytes.fromhex(sizes or ""), FTS_COLUMNS)
+        if ids.tolist() != added:
+            return None
+    averages = store.query(FTS_AVERAGES)
+    return lexicon.changed(gone, ids, lengths, *fts5_totals(averages[0][0] if averages else b"", FTS_COLUMNS))
 
 
 def build_lexicon(store):

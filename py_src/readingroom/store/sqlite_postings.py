@@ -6,15 +6,24 @@ word in half a million chunks that read is most of a query at a million chunks (
 natively, three times that in the page). Here such a word's postings are one row: its chunk
 ids and its count in each column, read with one seek and turned into arrays without parsing.
 
-Kept in step with FTS5 by clearing: a trigger empties the table on every insert or delete of
-a chunk, inside the writing transaction, so a kept row is never older than the index it
-stands for (a word not kept is read from FTS5, as before). ``keep`` chooses the words from
-FTS5's vocabulary and fills the table in one transaction: the CLI does so after indexing a
-library larger than the page's quick scans (``store/legs.py``), as do ``readingroom export``
-and the benches' large indexes. The words chosen are listed in ``kept_terms``, which writes do
-not empty, so ``refill`` can read them again without scanning the vocabulary (minutes at a
-million chunks in the page): the page's warm-up does so after a write, a word a step, each
-row written by one statement that reads FTS5 as it is then.
+Kept in step with FTS5 without reading it again: a row stands for the word's postings when it
+was written, and every chunk inserted or deleted after that is listed in ``postings_since``
+(by triggers, inside the writing transaction), an inserted chunk's words also indexed in a
+small FTS5 table of their own, ``chunks_fts_since`` (the same tokenizer). ``read`` takes the
+row, drops the chunks listed since and adds the word's instances in ``chunks_fts_since``:
+FTS5's postings as they are now, to the last bit, at the cost of the chunks written since, not
+the word's whole list. (Until 2026-11-28 a write emptied the table and the page's warm-up read
+every kept word again: 77 s natively after one small document at a million chunks.) Past
+``SINCE_AT_MOST`` chunks written since, a word is read from FTS5 as if it were not kept, and
+keeping again (``keep``, or ``refill`` in the page's warm-up) starts afresh.
+
+``keep`` chooses the words from FTS5's vocabulary and fills the table in one transaction: the
+CLI does so after indexing a library larger than the page's quick scans (``store/legs.py``), as
+do ``readingroom export`` and the benches' large indexes. The words chosen are listed in
+``kept_terms``, which writes do not empty, so ``refill`` can read them again without scanning
+the vocabulary (minutes at a million chunks in the page): the page's warm-up does so for rows
+that are missing (a library an older version wrote to emptied them), a word a step, each row
+written by one statement that reads FTS5 as it is then.
 
 A row (``term``, ``chunks`` n, ``first``, ``gaps``, ``counts``), each blob's width told by
 its length: the chunk ids ascending, as the first and the n - 1 gaps after it (little-endian
@@ -33,12 +42,17 @@ from typing import Callable, Generator
 import numpy as np
 
 from ..errors import StorageError
-from ..search.bm25 import Postings, instance_counts, packed_postings
+from ..search.bm25 import Postings, instance_counts, instance_postings, packed_postings
+from .sqlite_sql import FTS_TOKENIZE
 
 # Kept words: those in at least this many chunks (reading fewer costs little), at most this
 # many of them, commonest first.
 KEEP_FROM_CHUNKS = 2_000
 KEEP_AT_MOST = 20_000
+# Chunks written since the rows were kept, past which a word is read from FTS5 instead and
+# keeping starts afresh: dropping them from a common word's row and reading them costs about
+# what reading the word from FTS5 would.
+SINCE_AT_MOST = 20_000
 _WIDE_HEADING_BITS, _NARROW_HEADING_BITS = 10, 3
 
 SCHEMA = """
@@ -50,18 +64,35 @@ CREATE TABLE IF NOT EXISTS term_postings (
     counts BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS kept_terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
-CREATE TRIGGER IF NOT EXISTS chunks_insert_clears_postings AFTER INSERT ON chunks
-WHEN EXISTS (SELECT 1 FROM term_postings) BEGIN
-    DELETE FROM term_postings;
+CREATE TABLE IF NOT EXISTS postings_since (chunk_id INTEGER PRIMARY KEY) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts_since USING fts5(text, heading, tokenize='""" + FTS_TOKENIZE + """');
+DROP TRIGGER IF EXISTS chunks_insert_clears_postings;
+DROP TRIGGER IF EXISTS chunks_delete_clears_postings;
+CREATE TRIGGER IF NOT EXISTS chunks_insert_follows_postings AFTER INSERT ON chunks
+WHEN EXISTS (SELECT 1 FROM term_postings) OR EXISTS (SELECT 1 FROM postings_since) BEGIN
+    INSERT INTO chunks_fts_since(rowid, text, heading) VALUES (new.id, new.text, new.heading);
+    INSERT OR IGNORE INTO postings_since(chunk_id) VALUES (new.id);
 END;
-CREATE TRIGGER IF NOT EXISTS chunks_delete_clears_postings AFTER DELETE ON chunks
-WHEN EXISTS (SELECT 1 FROM term_postings) BEGIN
-    DELETE FROM term_postings;
+CREATE TRIGGER IF NOT EXISTS chunks_delete_follows_postings AFTER DELETE ON chunks
+WHEN EXISTS (SELECT 1 FROM term_postings) OR EXISTS (SELECT 1 FROM postings_since) BEGIN
+    DELETE FROM chunks_fts_since WHERE rowid = old.id;
+    INSERT OR IGNORE INTO postings_since(chunk_id) VALUES (old.id);
 END;
 """
 GET = "SELECT chunks, first, gaps, counts FROM term_postings WHERE term = ?"
 PUT = "INSERT OR REPLACE INTO term_postings(term, chunks, first, gaps, counts) VALUES (?, ?, ?, ?, ?)"
-CLEAR = "DELETE FROM term_postings"
+# Rows and what was written since go together (see the triggers: ``since`` keeps following
+# writes while it holds anything, so it must never outlive the rows it completes).
+CLEAR = "DELETE FROM term_postings; DELETE FROM postings_since; DELETE FROM chunks_fts_since"
+SINCE_IDS = "SELECT count(*), group_concat(chunk_id, ' ') FROM postings_since"
+SINCE_COUNT = "SELECT count(*) FROM postings_since"
+SINCE_INSTANCES_TABLE = """
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_since_instances
+USING fts5vocab(main, chunks_fts_since, instance)
+"""
+SINCE_INSTANCES = """
+SELECT group_concat(doc * 2 + (col = 'heading'), ' ') FROM temp.chunks_fts_since_instances WHERE term = ?
+"""
 ANY = "SELECT 1 FROM term_postings LIMIT 1"
 CHOSEN = "INSERT INTO kept_terms(term) VALUES (?)"
 CLEAR_CHOSEN = "DELETE FROM kept_terms"
@@ -75,7 +106,8 @@ COMMON = "SELECT term, doc FROM temp.chunks_fts_terms WHERE doc >= ?1 ORDER BY d
 
 
 def read(store, term: str) -> Postings | None:
-    """A kept word's postings (chunk ids, its weighted count in each); None when not kept."""
+    """A kept word's postings (chunk ids, its weighted count in each) as FTS5 has them now (see
+    the module's doc); None when not kept, or when too much was written since."""
     try:
         rows = store.query(GET, (term,))
     except StorageError:
@@ -89,16 +121,35 @@ def read(store, term: str) -> Postings | None:
     np.cumsum(np.frombuffer(gaps, dtype=width), dtype=np.int64, out=ids[1:])
     ids[1:] += first
     narrow = len(counts) == n
-    return packed_postings(ids, np.frombuffer(counts, dtype="u1" if narrow else "<i4"),
-                           _NARROW_HEADING_BITS if narrow else _WIDE_HEADING_BITS)
+    ids, f = packed_postings(ids, np.frombuffer(counts, dtype="u1" if narrow else "<i4"),
+                             _NARROW_HEADING_BITS if narrow else _WIDE_HEADING_BITS)
+    written, since = store.query(SINCE_IDS)[0]
+    if not written:
+        return ids, f
+    if written > SINCE_AT_MOST:
+        return None
+    stay = ~np.isin(ids, np.fromstring(since, dtype=np.int64, sep=" "))
+    store.execute_script(SINCE_INSTANCES_TABLE)
+    new_ids, new_f = instance_postings(store.query(SINCE_INSTANCES, (term,))[0][0])
+    ids, f = np.concatenate([ids[stay], new_ids]), np.concatenate([f[stay], new_f])
+    order = np.argsort(ids, kind="stable")
+    return ids[order], f[order]
 
 
 def kept(store) -> bool:
-    """Whether any word's postings are kept (the table is emptied by every write to the chunks)."""
+    """Whether any word's postings are kept."""
     try:
         return bool(store.query(ANY))
     except StorageError:
         return False
+
+
+def written_since(store) -> int:
+    """Chunks inserted or deleted since the rows were kept (see the module's doc)."""
+    try:
+        return int(store.query(SINCE_COUNT)[0][0])
+    except StorageError:
+        return 0  # read-only, from before the table
 
 
 def pack(instances: str | None) -> tuple[int, int, bytes, bytes] | None:
@@ -132,7 +183,7 @@ def keep(store, instances: Callable[[str], str | None], least: int | None = None
     store.execute_script("BEGIN IMMEDIATE")
     try:
         store.execute_script(SCHEMA)
-        store.query(CLEAR)
+        store.execute_script(CLEAR)
         store.query(CLEAR_CHOSEN)
         for term, _df in words:
             store.query(CHOSEN, (term,))
@@ -151,11 +202,14 @@ def keep(store, instances: Callable[[str], str | None], least: int | None = None
 
 
 def refill(store, instances: Callable[[str], str | None]) -> Generator[str, None, int]:
-    """The chosen words whose rows a write emptied, read from FTS5 and kept again, one word a
-    step ("postings"); returns how many were kept. Each row is one statement, consistent with
-    the index as it is when written: a write between two steps empties the table again, and
-    the next refill reads those words once more."""
+    """The chosen words whose rows are missing, read from FTS5 and kept again, one word a step
+    ("postings"); returns how many were kept. All of them, after emptying the table, when more
+    than ``SINCE_AT_MOST`` chunks were written since the rows were kept. Each row is one
+    statement, consistent with the index as it is when written; what is written later is
+    followed by ``postings_since`` as for any row."""
     try:
+        if written_since(store) > SINCE_AT_MOST:
+            store.execute_script("BEGIN IMMEDIATE;\n" + CLEAR + ";\nCOMMIT")  # too much written since: afresh
         missing = [t for (t,) in store.query(MISSING)]
     except StorageError:
         return 0  # read-only, from before the tables

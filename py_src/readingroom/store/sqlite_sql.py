@@ -10,6 +10,7 @@ three and nothing can be left half-written.
 from __future__ import annotations
 
 SCHEMA_VERSION = 1
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"  # chunks_fts and sqlite_postings' chunks_fts_since
 ROWID_MIN, ROWID_MAX = -(2**63), 2**63 - 1  # SQLite's ids are signed 64-bit integers
 
 
@@ -61,7 +62,7 @@ CREATE TABLE IF NOT EXISTS doc_tags (
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, heading,
     content='chunks', content_rowid='id',
-    tokenize='porter unicode61 remove_diacritics 2'
+    tokenize='{tokenize}'
 );
 {vec_table}
 {summary_table}
@@ -95,7 +96,7 @@ ADD_EMBEDDED_FLAG = "ALTER TABLE chunks ADD COLUMN embedded INTEGER NOT NULL DEF
 def schema(dim: int) -> str:
     from .sqlite_postings import SCHEMA as KEPT_POSTINGS  # derived: the common words' postings
 
-    return SCHEMA.format(vec_table=vec_table(dim), summary_table=SUMMARY_TABLE,
+    return SCHEMA.format(vec_table=vec_table(dim), summary_table=SUMMARY_TABLE, tokenize=FTS_TOKENIZE,
                          pending_index=PENDING_INDEX) + KEPT_POSTINGS
 
 
@@ -301,6 +302,7 @@ FTS_COLUMNS = 2
 # averages record (row count, then total tokens per column): bm25()'s D, N and avgdl.
 FTS_SIZES = "SELECT group_concat(id, ' '), group_concat(hex(sz), '') FROM chunks_fts_docsize"
 FTS_AVERAGES = "SELECT block FROM chunks_fts_data WHERE id = 1"
+FTS_SIZES_FROM = FTS_SIZES + " WHERE id >= ?"  # the chunks a write just added (ids past the others)
 # The chunks a filter allows; {where} is built by ``filters.where`` from fixed fragments.
 ALLOWED = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {where}"
 COUNT_ALLOWED = "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {where}"
