@@ -132,10 +132,16 @@ def test(pytest_args: list[str]) -> int:
     """Install what the tests need, build the site, and run the whole suite (native + browser).
     The tests build their own site without the bundled library into EMPTY_DIST, so dist/ stays
     what `python3 build.py` makes."""
-    install_test_dependencies()
+    llama = install_test_dependencies()  # its llama-server compile goes on beside what follows
     build()
     model_dir()  # the native side reads the very files the site serves
-    return subprocess.run([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT).returncode
+    code = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT).returncode
+    try:
+        llama.result()
+    except BuildError as e:
+        log(f"error: {e}")
+        return code or 1
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,13 +10,16 @@ BMI2. No AVX-512, no AMX: ``check_portable`` counts zmm registers in the binary 
 build and refuses one that uses them. No OpenMP, no OpenSSL, no web UI (and none fetched).
 
 The binary is cached under ``.cache/llama-server/`` by the sdist's hash and the flags, so only
-a fresh clone compiles it (about 8 minutes on 2 cores). ``check_runs`` runs it once before
-any test does; a binary this CPU cannot run fails there with one line naming the binary and the
-signal or the missing CPU feature.
+a fresh clone compiles it (about 8-12 minutes on 2 cores). ``python3 build.py test`` compiles
+it beside the first tests (``site_build/testdeps.py``): ``build`` holds a lock on the cache
+while it compiles, so a test that needs the server waits for that compile instead of starting
+another. ``check_runs`` runs the binary once; a binary this CPU cannot run fails there with one
+line naming the binary and the signal or the missing CPU feature.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -25,6 +28,7 @@ import subprocess
 import sys
 import tarfile
 from pathlib import Path
+from typing import Callable
 
 from site_build.pins import log
 
@@ -104,11 +108,24 @@ def check_portable(binary: Path) -> None:
                               "x86-64 with AVX2; the build flags let the host's instructions in")
 
 
-def build() -> Path:
-    """The cached portable llama-server, compiled from the pinned source if missing."""
+def build(on_locked: Callable[[], None] = lambda: None) -> Path:
+    """The cached portable llama-server, compiled from the pinned source if missing; a second
+    caller (another process too) waits for a compile under way rather than starting one.
+    ``on_locked()`` is called once any later caller would wait for this one."""
     target = binary_path()
     if target.is_file():
+        on_locked()
         return target
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        on_locked()
+        if target.is_file():  # compiled by whoever held the lock before us
+            return target
+        return _compile(target)
+
+
+def _compile(target: Path) -> Path:
     if not (shutil.which("cmake") and (shutil.which("c++") or shutil.which("g++"))):
         raise LlamaBuildError("cmake and a C++ compiler are needed to build llama-server "
                               "(apt-get install cmake g++)")

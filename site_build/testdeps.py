@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from .chat import chat_model_path
@@ -24,11 +25,14 @@ APT_FOR_TESTS = {"/usr/bin/chromium": "chromium", "/usr/bin/cmake": "cmake", "/u
                  "/usr/share/R/doc/manual/R-intro.pdf": "r-doc-pdf"}
 
 
-def install_test_dependencies() -> None:
+def install_test_dependencies() -> "LlamaCompile":
     """Everything the tests need on a fresh machine: Debian's packages (APT_FOR_TESTS), the Python
     package with its native and test extras (pinned in pyproject.toml), the npm packages
     (package-lock), and a llama-server compiled from pinned source for any x86-64 with AVX2
-    (llama_build.py), checked to run here before any test."""
+    (llama_build.py), checked to run here. On a fresh clone that compile takes 8-12 minutes, so
+    it goes on beside the site's build and the first tests (``LlamaCompile``); the tests that
+    need the server wait for it (``llama_build.build`` holds a lock while it compiles) and run
+    last in their group (tests/conftest.py)."""
     missing = sorted({pkg for path, pkg in APT_FOR_TESTS.items() if not Path(path).exists()})
     if missing:
         sudo = [] if os.geteuid() == 0 else ["sudo"]
@@ -40,9 +44,34 @@ def install_test_dependencies() -> None:
     if shutil.which("pyenv"):  # pyenv's shims: without a rehash the new `readingroom` script is not on PATH
         subprocess.run(["pyenv", "rehash"], cwd=ROOT)
     ensure_node_modules()
-    import llama_build
+    return LlamaCompile(chat_model_path())  # the model first: the site's build reads it too
 
-    try:
-        llama_build.check_runs(llama_build.build(), chat_model_path())
-    except llama_build.LlamaBuildError as e:
-        raise BuildError(str(e)) from None
+
+class LlamaCompile:
+    """The portable llama-server compiled and checked in a thread of its own (see
+    ``install_test_dependencies``); ``result()`` waits for it and raises its error."""
+
+    def __init__(self, model: Path):
+        self._model = model
+        self._error: BaseException | None = None
+        locked = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(locked,), name="llama-server", daemon=True)
+        self._thread.start()
+        locked.wait()  # from here a test asking for the server waits for this compile
+
+    def _run(self, locked: threading.Event) -> None:
+        import llama_build
+
+        try:
+            llama_build.check_runs(llama_build.build(on_locked=locked.set), self._model)
+        except llama_build.LlamaBuildError as e:
+            self._error = BuildError(str(e))
+        except BaseException as e:  # reported by result(), after the tests
+            self._error = e
+        finally:
+            locked.set()
+
+    def result(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error

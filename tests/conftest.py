@@ -87,6 +87,11 @@ def cli(tmp_path, model_dir):
     return run
 
 
+# Tests that start llama-server: last in their group, as on a fresh clone its compile goes on
+# beside the first tests (site_build/testdeps.py) and they wait for it.
+NEED_LLAMA_SERVER = ("test_llama_build.py", "test_chat.py")
+
+
 def pytest_collection_modifyitems(items):
     """Native tests first (fast, and they report first); the browser suite after them."""
-    items.sort(key=lambda item: "/browser/" in str(item.fspath))
+    items.sort(key=lambda item: ("/browser/" in str(item.fspath), item.fspath.basename in NEED_LLAMA_SERVER))

@@ -31,6 +31,31 @@ def test_a_server_killed_by_sigill_fails_in_one_line_naming_binary_and_signal(tm
     assert time.monotonic() - t0 < 15  # noticed when it dies, not at the time-out
 
 
+def test_a_second_caller_waits_for_the_compile_under_way_instead_of_starting_one(tmp_path, monkeypatch):
+    """`build.py test` compiles beside the first tests; a test asking for the server meanwhile waits."""
+    import threading
+
+    target = tmp_path / "llama-server"
+    monkeypatch.setattr(llama_build, "CACHE", tmp_path)
+    monkeypatch.setattr(llama_build, "binary_path", lambda: target)
+    compiles, locked = [], threading.Event()
+
+    def compile_(path):
+        compiles.append(path)
+        time.sleep(0.5)
+        path.write_text("built")
+        return path
+
+    monkeypatch.setattr(llama_build, "_compile", compile_)
+    got = []
+    first = threading.Thread(target=lambda: got.append(llama_build.build(on_locked=locked.set)))
+    first.start()
+    locked.wait(10)
+    assert llama_build.build() == target and target.read_text() == "built"  # waited for the first
+    first.join()
+    assert got == [target] and compiles == [target]
+
+
 def test_check_runs_says_the_same_before_any_test_starts_the_server(tmp_path):
     binary = _stand_in(tmp_path, "kill -ILL $$")
     with pytest.raises(llama_build.LlamaBuildError) as err:
