@@ -239,3 +239,32 @@ def test_past_the_binary_stage_new_vectors_extend_the_matrix_without_reading_it_
     for qvec in rng.standard_normal((5, DIM)).astype(np.float32):
         assert vector_candidates(idx.store, qvec, 20, Filters(), grown) == \
             vector_candidates(idx.store, qvec, 20, Filters(), fresh)
+
+
+def test_past_the_binary_stage_a_delete_or_a_replace_leaves_rows_out_without_reading_the_matrix_again(library, monkeypatch):
+    """At a million chunks a delete made the next query wait ~20 s for every vector again: the
+    deleted chunks' rows are left out of the kept matrix instead, with the same candidates as a
+    fresh load (the store's vectors, read again) of what is left."""
+    from readingroom.search import vectors
+
+    monkeypatch.setattr(vectors, "BINARY_FROM", 100)
+    idx, rng = library
+    assert idx.vector_matrix().kind == "binary+float"
+    reads = []
+    steps = idx._matrix_steps
+    monkeypatch.setattr(idx, "_matrix_steps", lambda key: reads.append(key) or steps(key))
+    gone = [idx.find(f"d{i}")[0] for i in (0, 11, 399)]
+    qs = [idx.vector(c) for d in gone for c in [r[0] for r in idx.store.query(sql.DOC_CHUNK_IDS, (d,))]]
+    for doc in gone:
+        assert idx.delete_document(doc)
+    text = "Replaced by its words first: vitamin D and the blood."
+    idx.replace_document(name="d5", doc_type="txt", content_hash="r", size=len(text), meta={},
+                         chunks=[Chunk(0, text, 0, len(text), (), None, 10)], vectors=None, text_hashes=["r"])
+    kept = idx.vector_matrix()
+    assert reads == [] and len(kept) == 396  # 400 - 3 deleted - d5's old chunk (its new one is pending)
+    monkeypatch.undo()
+    monkeypatch.setattr(vectors, "BINARY_FROM", 100)
+    fresh = Index(idx.store, idx.provenance).vector_matrix()
+    for qvec in list(rng.standard_normal((5, DIM)).astype(np.float32)) + qs:
+        assert vector_candidates(idx.store, qvec, 20, Filters(), kept) == \
+            vector_candidates(idx.store, qvec, 20, Filters(), fresh)

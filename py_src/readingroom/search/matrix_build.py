@@ -99,4 +99,5 @@ class Room:
         grown = VectorMatrix(*(a if a is None else a[:end] for a in (all_ids, all_rows, all_codes, all_scales)))
         all_bits[at:end] = _bits(grown._dense(slice(at, end)), m.centre)
         self.used = end
-        return VectorMatrix(grown.ids, grown.rows, grown.codes, grown.scales, all_bits[:end], m.centre, self)
+        gone = None if m.gone is None else np.concatenate([m.gone, np.zeros(end - at, bool)])
+        return VectorMatrix(grown.ids, grown.rows, grown.codes, grown.scales, all_bits[:end], m.centre, self, gone)

@@ -95,6 +95,7 @@ class VectorMatrix:
     bits: np.ndarray | None = None  # uint64 [n, words]: signs of row - centre
     centre: np.ndarray | None = None  # float32 [dim]: the mean row
     room: "Room | None" = field(default=None, repr=False, compare=False)  # see ``extended``
+    gone: np.ndarray | None = None  # bool [n]: rows of deleted chunks, never returned (see ``without``)
 
     @classmethod
     def build(cls, ids: np.ndarray, rows: np.ndarray) -> "VectorMatrix":
@@ -136,7 +137,24 @@ class VectorMatrix:
         return cls.from_blocks((vec0_block(b, dim) for b in blocks), dim, expected)
 
     def __len__(self) -> int:
-        return len(self.ids)
+        """The vectors it holds (a deleted chunk's row no longer counts)."""
+        return len(self.ids) - (int(self.gone.sum()) if self.gone is not None else 0)
+
+    def without(self, ids: np.ndarray) -> "VectorMatrix | None":
+        """This matrix with the rows of deleted chunks ``ids`` left out of every search, instead
+        of reading every vector again (at a million chunks ~20 s natively, and a query waits
+        for it); None when a fresh build is needed instead: below the binary stage (a build is
+        cheap there), or when more than ``RECENTRE_SHARE`` of its rows would be gone."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if self.bits is None:
+            return None
+        at = np.searchsorted(self.ids, ids)
+        at = at[(at < len(self.ids)) & (self.ids[np.minimum(at, len(self.ids) - 1)] == ids)]
+        gone = np.zeros(len(self.ids), bool) if self.gone is None else self.gone.copy()
+        gone[at] = True
+        if gone.sum() > RECENTRE_SHARE * len(self.ids):
+            return None
+        return VectorMatrix(self.ids, self.rows, self.codes, self.scales, self.bits, self.centre, self.room, gone)
 
     def extended(self, ids: np.ndarray, rows: np.ndarray) -> "VectorMatrix | None":
         """This matrix with more vectors (words first, meaning after: a batch of pending
@@ -195,12 +213,14 @@ class VectorMatrix:
     def _nearest_bits(self, q: np.ndarray, at: np.ndarray | None, keep: int) -> np.ndarray | None:
         """Positions of the ``keep`` rows nearest ``q`` in Hamming distance, or None when
         there is nothing to cut (no binary codes, or no more rows than ``keep``)."""
-        count = len(self.ids) if at is None else len(at)
+        count = len(self) if at is None else len(at)
         if self.bits is None or count <= keep:
-            return at
+            return at if at is not None or self.gone is None else np.flatnonzero(~self.gone)
         qbits = _bits(q[None, :], self.centre)[0]
         codes = self.bits if at is None else self.bits[at]
         distance = np.bitwise_count(codes ^ qbits).sum(axis=1, dtype=np.uint16)
+        if at is None and self.gone is not None:
+            distance[self.gone] = np.iinfo(np.uint16).max  # past any real distance: never kept
         # Every row nearer than the keep-th distance, then the ties at it by position: the
         # same candidates on every platform (argpartition would cut ties arbitrarily).
         cut = np.partition(distance, keep - 1)[keep - 1]
@@ -224,8 +244,12 @@ class VectorMatrix:
         at = None
         if allowed is not None:
             at = np.flatnonzero(np.isin(self.ids, np.asarray(allowed, dtype=np.int64)))
+            if self.gone is not None:
+                at = at[~self.gone[at]]
             if len(at) == 0:
                 return []
+        elif self.gone is not None and len(self) == 0:
+            return []
         at = self._nearest_bits(q, at, prefilter(n))
         sims = self._scores(q, at)
         ids = self.ids if at is None else self.ids[at]

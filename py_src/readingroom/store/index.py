@@ -196,8 +196,8 @@ class Index(KeptLegs):
             if unfinished is not None:
                 self._record_unfinished(unfinished)
         carried = {"lexical": self._lexicon_after(lexicon, gone, ids)}
-        if vecs is None and not old:
-            carried["vectors"] = matrix  # new chunks by their words only: no vector changed
+        if vecs is None:  # new chunks by their words only: no vector written, a replaced one's gone
+            carried["vectors"] = self._matrix_without(matrix, gone)
         self._carry(before, carried)
         return doc_id
 
@@ -272,12 +272,13 @@ class Index(KeptLegs):
         if not sql.is_rowid(doc_id):
             return False
         before = self._key()
-        lexicon = self._kept_now("lexical", before)
+        lexicon, matrix = self._kept_now("lexical", before), self._kept_now("vectors", before)
         with self.transaction():
             existed = bool(self.store.query(self.sql.DOC_EXISTS, (doc_id,)))
             gone = [int(r[0]) for r in self.store.query(self.sql.DOC_CHUNK_IDS, (doc_id,))]
             self.delete_rows(doc_id)
-        self._carry(before, {"lexical": self._lexicon_after(lexicon, gone, [])})
+        self._carry(before, {"lexical": self._lexicon_after(lexicon, gone, []),
+                             "vectors": self._matrix_without(matrix, gone)})
         return existed
 
     def documents(self, ids: Sequence[int] | None = None) -> list[StoredDocument]:

@@ -118,6 +118,16 @@ class KeptLegs:
             pass
         return self._kept["vectors"][1]  # type: ignore[return-value]
 
+    @staticmethod
+    def _matrix_without(kept: tuple[bool, object], gone: list[int]) -> tuple[bool, object]:
+        """The kept vector matrix (``_kept_now`` before a write that deleted the chunks ``gone``
+        and wrote no vector) as it is after it, for ``_carry`` (``VectorMatrix.without``)."""
+        found, matrix = kept
+        if not found or matrix is None or not gone:
+            return kept if found and not gone else (False, None)
+        after = matrix.without(gone)
+        return after is not None, after
+
     def lexical_index(self) -> LexicalIndex | None:
         """Chunk lengths for the in-memory BM25 (bm25.py), whose postings fill as queries use
         terms (see ``_keep``). None when the library is too large to keep them, or its
