@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
+
+from readingroom.bench.browser import wait_until  # noqa: F401 - the tests' own, from here
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 READY_TIMEOUT_MS = 120_000
@@ -25,12 +26,3 @@ def screenshot(pg, name: str) -> None:
     pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def wait_until(pg, predicate_js: str, timeout_s: float = READY_TIMEOUT_MS / 1000) -> None:
-    """Poll an (async) page predicate until it is true. Playwright's wait_for_function takes
-    the Promise an async function returns as truthy and returns at once, so it cannot wait
-    on readingroom.status()."""
-    deadline = time.monotonic() + timeout_s
-    while not pg.evaluate(predicate_js):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {predicate_js}")
-        time.sleep(0.25)

@@ -10,6 +10,7 @@ import sys
 
 from driver import BrowserDriver
 from helpers import ROOT
+from pages import wait_until
 
 QUERIES = ["how do I catch an exception", "what does yield do in a function", "E4711 fan", "sourdough"]
 
@@ -51,7 +52,7 @@ def test_a_cli_built_index_gives_the_same_top5_in_the_browser(page, tmp_path, mo
     for q in QUERIES:
         natives[q] = top(json.loads(cli("search", q, "--json", "--k", "5", cwd=tmp_path, model_dir=model_dir)))
         assert top(browser.query(q, {"k": 5})) == natives[q], q
-    page.wait_for_function("() => window.readingroom.status().then((s) => s.search.state === 'ready')")
+    wait_until(page, "() => window.readingroom.status().then((s) => s.search.state === 'ready')")
     search = page.evaluate("() => window.readingroom.status()")["search"]
     assert search["message"] is None and search["load_ms"]["warm_up"] >= 0
     for q in QUERIES:
@@ -162,14 +163,14 @@ def test_kept_postings_travel_in_the_index_file_and_follow_a_write_in_the_page(p
     finally:
         served.unlink()
     browser = BrowserDriver(page)
-    page.wait_for_function("() => window.readingroom.status().then((s) => s.search.state === 'ready')")
+    wait_until(page, "() => window.readingroom.status().then((s) => s.search.state === 'ready')")
     names = lambda: [os.path.basename(s["doc_name"]) for s in browser.query("lantern", {"k": 2, "mode": "lexical"})["results"]]  # noqa: E731
     assert names() == ["once.txt", "many.txt"]  # the kept row, as altered, says "once" holds it three times
     browser.add([{"name": "other.txt", "text": "A lantern and a lantern hang by the mill gate."}])
-    page.wait_for_function("() => window.readingroom.status().then((s) => s.search.state === 'ready')")
+    wait_until(page, "() => window.readingroom.status().then((s) => s.search.state === 'ready')")
     names = lambda: [os.path.basename(s["doc_name"]) for s in browser.query("lantern", {"k": 3, "mode": "lexical"})["results"]]  # noqa: E731
     assert names() == ["once.txt", "other.txt", "many.txt"]  # the kept row as altered (3, 1) and the new 2
     docs = {os.path.basename(d["name"]): d["id"] for d in page.evaluate("() => window.readingroom.documents()")}
     browser.delete(docs["once.txt"])
-    page.wait_for_function("() => window.readingroom.status().then((s) => s.search.state === 'ready')")
+    wait_until(page, "() => window.readingroom.status().then((s) => s.search.state === 'ready')")
     assert names() == ["other.txt", "many.txt"]

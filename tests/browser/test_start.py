@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from contract import CORPUS
 from driver import BrowserDriver
-from pages import READY_TIMEOUT_MS, open_app, screenshot, wait_ready
+from pages import READY_TIMEOUT_MS, open_app, screenshot, wait_ready, wait_until
 
 MODEL_FILES = "**/models/all-MiniLM-L6-v2/onnx/*.onnx"
 LIBRARY_READY = "async () => { await window.readingroom.libraryReady; return window.readingroom.status(); }"
@@ -82,8 +82,8 @@ def test_documents_and_word_search_before_the_model_and_meaning_search_waits_for
         assert {"snapshot", "site", "wheel", "import", "database", "open"} <= set(worker)
         # numpy is imported after the page said it was ready (the worker's warm-up), and searches
         # by words and by meaning above went through it
-        page.wait_for_function("() => window.readingroom.status().then((s) => s.timings.retrievalWorker.numpy !== undefined)",
-                               timeout=READY_TIMEOUT_MS)
+        wait_until(page, "() => window.readingroom.status().then((s) => s.timings.retrievalWorker.numpy !== undefined)",
+                   READY_TIMEOUT_MS / 1000)
         worker = page.evaluate("() => window.readingroom.status()")["timings"]["retrievalWorker"]
         assert worker["numpy"] >= worker["open"]
         assert not [m for m in console if "loadPackage" in m or "site-packages image" in m], console

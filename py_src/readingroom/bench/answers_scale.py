@@ -24,8 +24,7 @@ def ask_at_scale(browser, url: str, ds, chunks: int, n: int) -> dict:
     ctx, page, _ = bb.open_app(browser, url)
     try:
         status = bb.import_index(page, idx)
-        page.wait_for_function("async () => (await window.readingroom.status()).search?.state === 'ready'",
-                               timeout=600_000, polling=500)
+        bb.wait_until(page, "async () => (await window.readingroom.status()).search?.state === 'ready'", 600, 0.5)
         claims = [SCIFACT_QUESTION.format(claim=c) for c in list(ds.queries.values())[:n + WARMUP]]
         for c in claims[:WARMUP]:
             page.evaluate(_ASK_JS, [c, []])

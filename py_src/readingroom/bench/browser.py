@@ -103,6 +103,23 @@ def ready_ms(page, timeout_ms: int = 180_000) -> float:
     return page.evaluate("async () => { await window.readingroom.ready; return performance.now(); }")
 
 
+def wait_until(page, expression: str, timeout_s: float = 180, every_s: float = 0.25):
+    """Evaluates ``expression`` (a function, async or not, as for ``page.evaluate``) until it
+    gives a truthy value, and returns that value. Not ``page.wait_for_function``: that takes the
+    promise an async condition returns as truthy at once (playwright#29132), so it never waits
+    on ``readingroom.status()``."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = page.evaluate(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout_s:.0f} s waiting for {expression}")
+        time.sleep(every_s)
+
+
 def import_index(page, path: Path) -> dict:
     rel = publish(path, path.name)
     return page.evaluate("(u) => window.readingroom.importIndex(u)", rel)
