@@ -123,8 +123,10 @@ class KeptLegs:
         """The kept vector matrix (``_kept_now`` before a write that deleted the chunks ``gone``
         and wrote no vector) as it is after it, for ``_carry`` (``VectorMatrix.without``)."""
         found, matrix = kept
-        if not found or matrix is None or not gone:
-            return kept if found and not gone else (False, None)
+        if not gone:
+            return kept
+        if not found or matrix is None:
+            return False, None
         after = matrix.without(gone)
         return after is not None, after
 
@@ -145,7 +147,7 @@ class KeptLegs:
         million chunks reading every chunk's length again costs seconds in the page, and a
         query or status() waits behind it. Not found when it cannot be followed that way."""
         found, lexicon = kept
-        if found and not gone and not added:
+        if not gone and not added:
             return kept
         change = getattr(self.sql, "changed_lexicon", None)
         if not found or lexicon is None or change is None:

@@ -109,7 +109,7 @@ def changed_lexicon(store, lexicon, gone, added):
     chunks ``added`` (``LexicalIndex.changed``): the added ones' lengths and FTS5's new totals
     read, not every chunk's; None when the added ids are not the ones past all others."""
     from ..search.bm25 import fts5_lengths, fts5_totals
-    from .sqlite_sql import FTS_AVERAGES, FTS_COLUMNS, FTS_SIZES_FROM
+    from .sqlite_sql import FTS_COLUMNS, FTS_SIZES_FROM
 
     added = sorted(int(i) for i in added)
     ids, lengths = np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -118,19 +118,25 @@ def changed_lexicon(store, lexicon, gone, added):
         ids, lengths = fts5_lengths(ids_text, bytes.fromhex(sizes or ""), FTS_COLUMNS)
         if ids.tolist() != added:
             return None
-    averages = store.query(FTS_AVERAGES)
-    return lexicon.changed(gone, ids, lengths, *fts5_totals(averages[0][0] if averages else b"", FTS_COLUMNS))
+    return lexicon.changed(gone, ids, lengths, *fts5_totals(_averages(store), FTS_COLUMNS))
+
+
+def _averages(store) -> bytes:
+    """FTS5's averages record (the row count, then total tokens per column)."""
+    from .sqlite_sql import FTS_AVERAGES
+
+    rows = store.query(FTS_AVERAGES)
+    return rows[0][0] if rows else b""
 
 
 def build_lexicon(store):
     """BM25's chunk lengths from FTS5's own index (bm25.py); None past its memory bound."""
     from ..search.bm25 import LexicalIndex
-    from .sqlite_sql import FTS_AVERAGES, FTS_COLUMNS, FTS_INSTANCES_TABLE, FTS_SIZES
+    from .sqlite_sql import FTS_COLUMNS, FTS_INSTANCES_TABLE, FTS_SIZES
 
     chunks = store.query("SELECT count(*) FROM chunks")[0][0]
     if not LexicalIndex.fits(chunks):
         return None
     store.execute_script(FTS_INSTANCES_TABLE)
     ids, sizes = store.query(FTS_SIZES)[0]
-    averages = store.query(FTS_AVERAGES)
-    return LexicalIndex.from_fts5(ids, bytes.fromhex(sizes or ""), averages[0][0] if averages else b"", FTS_COLUMNS)
+    return LexicalIndex.from_fts5(ids, bytes.fromhex(sizes or ""), _averages(store), FTS_COLUMNS)

@@ -43,7 +43,7 @@ import numpy as np
 
 from ..errors import StorageError
 from ..search.bm25 import Postings, instance_counts, instance_postings, packed_postings
-from .sqlite_sql import FTS_TOKENIZE
+from .sqlite_sql import FTS_TOKENIZE, INSTANCES_TABLE, TERM_INSTANCES
 
 # Kept words: those in at least this many chunks (reading fewer costs little), at most this
 # many of them, commonest first.
@@ -86,13 +86,8 @@ PUT = "INSERT OR REPLACE INTO term_postings(term, chunks, first, gaps, counts) V
 CLEAR = "DELETE FROM term_postings; DELETE FROM postings_since; DELETE FROM chunks_fts_since"
 SINCE_IDS = "SELECT count(*), group_concat(chunk_id, ' ') FROM postings_since"
 SINCE_COUNT = "SELECT count(*) FROM postings_since"
-SINCE_INSTANCES_TABLE = """
-CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_since_instances
-USING fts5vocab(main, chunks_fts_since, instance)
-"""
-SINCE_INSTANCES = """
-SELECT group_concat(doc * 2 + (col = 'heading'), ' ') FROM temp.chunks_fts_since_instances WHERE term = ?
-"""
+SINCE_INSTANCES_TABLE = INSTANCES_TABLE.format(fts="chunks_fts_since")
+SINCE_INSTANCES = TERM_INSTANCES.format(fts="chunks_fts_since")
 ANY = "SELECT 1 FROM term_postings LIMIT 1"
 CHOSEN = "INSERT INTO kept_terms(term) VALUES (?)"
 CLEAR_CHOSEN = "DELETE FROM kept_terms"

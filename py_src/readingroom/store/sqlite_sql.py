@@ -281,14 +281,17 @@ SELECT json_group_array(json_array(rowid, rank)) FROM (
 # What the in-memory BM25 (bm25.py) is built from: FTS5's own index. The instance
 # vocabulary lists every occurrence of a term in (chunk, column, offset) order; it lives in
 # the temp schema, so creating it changes nothing in the library.
-FTS_INSTANCES_TABLE = """
-CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_instances
-USING fts5vocab(main, chunks_fts, instance)
+# An FTS5 table's instance vocabulary, and one term's occurrences in it as text, "chunk_id * 2
+# + column" (0 text, 1 heading) each; for chunks_fts here, and for sqlite_postings' own table.
+INSTANCES_TABLE = """
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts}_instances
+USING fts5vocab(main, {fts}, instance)
 """
-# One term's occurrences as text, "chunk_id * 2 + column" (0 text, 1 heading) each.
-FTS_TERM_INSTANCES = """
-SELECT group_concat(doc * 2 + (col = 'heading'), ' ') FROM temp.chunks_fts_instances WHERE term = ?
+TERM_INSTANCES = """
+SELECT group_concat(doc * 2 + (col = 'heading'), ' ') FROM temp.{fts}_instances WHERE term = ?
 """
+FTS_INSTANCES_TABLE = INSTANCES_TABLE.format(fts="chunks_fts")
+FTS_TERM_INSTANCES = TERM_INSTANCES.format(fts="chunks_fts")
 # Every term with the number of chunks holding it, in term order, a page at a time after ?1
 # (FTS5 reads these from its index's doclists; nothing is sorted): the most common terms are
 # preloaded while a library opens (bm25.py ``common_terms``).
