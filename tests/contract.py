@@ -26,6 +26,7 @@ class Driver(Protocol):
     def query(self, text: str, options: dict | None = None) -> dict: ...
     def status(self) -> dict: ...
     def delete(self, doc_id: int) -> dict: ...
+    def documents(self, ids: list[int] | None = None, page: dict | None = None) -> list[dict] | dict: ...
 
 
 class NativeDriver:
@@ -55,6 +56,12 @@ class NativeDriver:
 
     def delete(self, doc_id):
         return self._run(self.worker.delete_document(doc_id))
+
+    def documents(self, ids=None, page=None):
+        out = self._run(self.worker.documents(json.dumps(ids), json.dumps(page)))
+        if "rows" not in out:
+            return out
+        return [dict(zip(out["columns"], row)) for row in out["rows"]]
 
 
 # -- the cases ---------------------------------------------------------------------------
@@ -120,9 +127,30 @@ def case_bad_options_are_typed_errors(d: Driver) -> None:
     assert d.query("bread", {"nope": 1})["error"]["type"] == "bad_input"
 
 
+def case_the_list_read_a_page_at_a_time(d: Driver) -> None:
+    """The Sources pane reads a large library's list in pages, by name: together they are the
+    whole list, in its order, each document once (names that sort by their bytes included)."""
+    names = ["b.txt", "a/z.txt", "A.txt", "é.txt", "e.txt", "a/b.txt", "Z.txt"]
+    d.add([{"name": n, "text": f"Notes number {i} on the {n} tide tables."} for i, n in enumerate(names)])
+    whole = d.documents()
+    assert [doc["name"] for doc in whole] == sorted(names, key=lambda n: n.encode())
+    pages, after = [], None
+    while True:
+        page = d.documents(None, {"after": after, "limit": 3})
+        assert isinstance(page, list) and len(page) <= 3
+        pages += page
+        if len(page) < 3:
+            break
+        after = page[-1]["name"]
+    assert pages == whole
+    for bad in ({"after": None, "limit": 0}, {"after": 5, "limit": 2}, {"limit": "all"}):
+        out = d.documents(None, bad)
+        assert out["error"]["type"] == "bad_input" and "page of the list" in out["error"]["message"], out
+
+
 CASES = [case_starts_empty, case_add_and_find_by_meaning, case_exact_term_lexical,
          case_readd_unchanged, case_bad_documents, case_empty_and_syntax_queries,
-         case_filters_and_delete, case_bad_options_are_typed_errors]
+         case_filters_and_delete, case_bad_options_are_typed_errors, case_the_list_read_a_page_at_a_time]
 
 
 def comparable(result: dict) -> dict:

@@ -303,11 +303,27 @@ async def delete_document(doc_id: int) -> str:
         return _error(e)
 
 
-async def documents(ids_json: str = "null") -> str:
-    """Every document, or only those whose ids are listed (the page, after an add), as
-    ``{columns, rows}`` (api/library.js makes the objects)."""
-    ids = json.loads(ids_json)
-    rows = _lib().index.document_rows(None if ids is None else [int(i) for i in ids])
+async def documents(ids_json: str = "null", page_json: str = "null") -> str:
+    """Every document, or only those whose ids are listed (the page, after an add), or a page
+    of the list (``{"after": name or null, "limit": n}``: the Sources pane reads a large
+    library that way, so a question asked meanwhile waits for one page, not the whole list),
+    as ``{columns, rows}`` (api/library.js makes the objects)."""
+    try:
+        ids, page = json.loads(ids_json), json.loads(page_json)
+        if ids is not None and not isinstance(ids, list):
+            raise BadInput("ids must be a list of document ids")
+        after = limit = None
+        if page is not None:
+            after, limit = page.get("after") if isinstance(page, dict) else None, \
+                page.get("limit") if isinstance(page, dict) else None
+            if (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
+                    or (after is not None and not isinstance(after, str))):
+                raise BadInput('a page of the list is {"after": a document name or null, "limit": a count of at least 1}')
+        rows = _lib().index.document_rows(None if ids is None else [int(i) for i in ids], after, limit)
+    except (ValueError, TypeError) as e:
+        return _error(BadInput(f"ids or page are not valid: {e}"))
+    except ReadingRoomError as e:
+        return _error(e)
     return _dump({"columns": DOCUMENT_FIELDS, "rows": rows})
 
 

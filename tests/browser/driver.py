@@ -19,5 +19,8 @@ class BrowserDriver:
     def delete(self, doc_id):
         return self.page.evaluate("(id) => window.readingroom.deleteDocument(id)", doc_id)
 
+    def documents(self, ids=None, page=None):
+        return self.page.evaluate("([ids, page]) => window.readingroom.documents(ids, page)", [ids, page])
+
     def embed(self, texts):
         return self.page.evaluate("(t) => window.readingroom.embed(t)", texts)

@@ -65,3 +65,37 @@ def test_a_large_library_shows_a_few_hundred_rows_and_the_filter_reaches_the_res
     page.click("#select-all")
     page.fill("#doc-filter", "")
     assert scope_line(page) == f"Asking 20 of {N} documents"
+
+
+def test_a_list_longer_than_its_first_page_is_read_whole_in_pages(page, tmp_path, embedder):
+    """The pane reads a library's list a page at a time (1,000 documents, then 20,000 a page):
+    put together, the pages list every document once, in the library's order, and the scope
+    tools work on all of them once the list is complete."""
+    import build
+    from readingroom import Library, NewDocument
+
+    n = 1_050
+    path = tmp_path / "pages.sqlite"
+    lib = Library.open(str(path), embedder=embedder)
+    run(lib.add([NewDocument(f"log-{i:04d}.txt", text=f"Entry {i}: the tram stopped at {i % 24} o'clock.")
+                 for i in range(n)]))
+    lib.close()
+    served = build.EMPTY_DIST / f"test-pages-{os.getpid()}.sqlite"
+    served.write_bytes(path.read_bytes())
+    try:
+        assert page.evaluate("(u) => window.readingroom.importIndex(u)", served.name)["documents"] == n
+    finally:
+        served.unlink()
+    page.wait_for_function(f"() => /Showing 300 of {n:,} documents;/.test(document.getElementById('document-list').textContent)")
+    assert page.locator("[data-listing]").count() == 0  # complete: no "Listing your documents" line
+    assert scope_line(page) == f"Asking all {n} documents"
+    assert page.locator("#select-all").is_enabled() and page.locator("#document-list input.pick").first.is_enabled()
+    # The documents on both sides of the first page's end, and the last, each listed once.
+    for name, found in [("log-0999", 1), ("log-1000", 1), ("log-1049", 1), ("log-10", 50)]:
+        page.fill("#doc-filter", name)
+        page.wait_for_function(f"() => document.querySelectorAll('#document-list .doc-row').length === {found}")
+    page.fill("#doc-filter", "")
+    page.click("#select-none")
+    page.fill("#doc-filter", "log-10")
+    page.click("#select-all")
+    assert scope_line(page) == f"Asking 50 of {n} documents"

@@ -19,8 +19,11 @@
 //                                          plan(messages), load(), generate(messages, {transport})
 //   window.readingroom.status()            -> {documents, chunks, model, storage, offlineReady, state, ...}
 //   window.readingroom.deleteDocument(id)  -> Python's reply ({deleted, status})
-//   window.readingroom.documents(ids?)     -> Python's list of stored documents (by name), or of those
-//                                             of the ids given, in their order
+//   window.readingroom.documents(ids?, page?) -> Python's list of stored documents (by name), or of
+//                                             those of the ids given, in their order; ids null and
+//                                             page {after: name | null, limit: n}: the next n by name
+//                                             after that name (the Sources pane reads a large library
+//                                             so, a page at a time, and a question waits for one page)
 //   window.readingroom.typeAhead(text, history?) -> embeds a question while it is typed: {source}
 //   window.readingroom.cancelIngest()      -> stops the addDocuments in flight after its current
 //                                             batch; the document being added is not stored
@@ -173,9 +176,11 @@ async function deleteDocument(docId) {
   return out;
 }
 
-async function documents(ids) {
+async function documents(ids, page) {
   await libraryReady;
-  const out = await retrieval('documents', ids == null ? {} : { ids: Array.from(ids, Number) });
+  const args = ids == null ? {} : { ids: Array.from(ids, Number) };
+  if (ids == null && page) args.page = { after: page.after ?? null, limit: page.limit };
+  const out = await retrieval('documents', args);
   if (!Array.isArray(out?.rows)) return out; // an error reply, as Python gave it
   // Python sends {columns, rows}: a list of 377,863 objects was 61 MB of JSON (and the time of
   // making them in Python); the objects are made here.

@@ -17,6 +17,9 @@ function formatDate(iso) {
 // --- the scope ----------------------------------------------------------------------------------
 
 let docs = []; // Python's documents(), as last shown
+// False while a large library's list is still being read, a page at a time (app.js): the scope
+// cannot be changed then, since "every document but this one" needs every document's id.
+let complete = true;
 let scope = null; // null: every document; otherwise the Set of doc ids asked
 const scopeListeners = new Set();
 
@@ -35,7 +38,7 @@ export function onScopeChange(fn) {
 }
 
 function setScope(next) {
-  scope = next !== null && next.size === docs.length && docs.every((d) => next.has(d.id)) ? null : next;
+  scope = complete && next !== null && next.size === docs.length && docs.every((d) => next.has(d.id)) ? null : next;
   for (const box of document.querySelectorAll('#document-list input.pick')) {
     box.checked = inScope(Number(box.closest('.doc-row').dataset.docId));
   }
@@ -51,8 +54,10 @@ export function currentFilters() {
 /** "Asking all 79 documents" / "Asking 3 of 79 documents" / "No document ticked". */
 export function scopeText() {
   if (!docs.length) return 'No documents yet';
+  if (scope === null && !complete) return 'Asking all your documents';
   if (scope === null) return docs.length === 1 ? 'Asking your 1 document' : `Asking all ${docs.length} documents`;
   if (!scope.size) return 'No document ticked: tick the ones to ask';
+  if (!complete) return `Asking ${plural(scope.size, 'document')}`;
   return `Asking ${scope.size} of ${plural(docs.length, 'document')}`;
 }
 
@@ -95,7 +100,7 @@ function disarm() {
 function row(doc, folder, onDelete) {
   const short = folder ? doc.name.slice(folder.length + 1) : doc.name;
   const pick = h('input', {
-    type: 'checkbox', class: 'pick', checked: inScope(doc.id), 'aria-label': `Ask ${doc.name}`,
+    type: 'checkbox', class: 'pick', checked: inScope(doc.id), 'aria-label': `Ask ${doc.name}`, disabled: !complete,
   });
   pick.addEventListener('change', () => {
     const next = new Set(scope ?? docs.map((d) => d.id));
@@ -153,15 +158,23 @@ const matching = () => {
   return n ? docs.filter((d) => `${d.name} ${d.doc_type}`.toLowerCase().includes(n)) : docs;
 };
 
-/** Rows grouped by folder: documents without one first, then a collapsible group per folder. */
-export function showDocuments(list, onDelete) {
+/**
+ * Rows grouped by folder: documents without one first, then a collapsible group per folder.
+ * `complete` false: the list's first pages only, more to come (`more`: a page added to what is
+ * shown, which keeps "Show more" where the person left it).
+ */
+export function showDocuments(list, onDelete, { complete: whole = true, more = false } = {}) {
   docs = list;
   onDeleteRow = onDelete;
-  limit = ROW_LIMIT;
-  const ids = new Set(docs.map((d) => d.id));
-  if (scope !== null) scope = new Set([...scope].filter((id) => ids.has(id)));
+  complete = whole;
+  if (!more) limit = ROW_LIMIT;
+  if (scope !== null && complete) {
+    const ids = new Set(docs.map((d) => d.id));
+    scope = new Set([...scope].filter((id) => ids.has(id)));
+  }
   $('no-documents').hidden = docs.length > 0;
   $('scope-tools').hidden = docs.length === 0;
+  for (const id of ['select-all', 'select-none']) $(id).disabled = !complete;
   showScope();
   render();
 }
@@ -202,10 +215,14 @@ function render() {
       render();
     });
     parts.push(h('p', { class: 'doc-more' },
-      `Showing ${limit.toLocaleString()} of ${found.length.toLocaleString()} ${filtering ? 'matching documents' : 'documents'}; `
-      + 'type in the filter to find others. ', more));
-  } else if (filtering && !found.length) {
+      `Showing ${limit.toLocaleString()} of ${found.length.toLocaleString()} ${filtering ? 'matching documents' : 'documents'}`
+      + `${complete ? '' : ' listed so far'}; type in the filter to find others. `, more));
+  } else if (filtering && !found.length && complete) {
     parts.push(h('p', { class: 'doc-more', text: 'No document matches the filter.' }));
+  }
+  if (!complete) {
+    parts.push(h('p', { class: 'doc-more', role: 'status', dataset: { listing: '' },
+      text: `Listing your documents: ${docs.length.toLocaleString()} so far. Questions are answered meanwhile.` }));
   }
   box.replaceChildren(...parts);
 }

@@ -280,7 +280,7 @@ rpcServe(self, {
     : { source: null }),
   checkAnswer: reading(({ text, passages }) => callPython('check_answer', String(text), JSON.stringify(passages ?? []))),
   summarise: reading(({ docIds, options }) => callPython('summarise', JSON.stringify(docIds ?? []), JSON.stringify(options ?? {}))),
-  documents: reading(({ ids } = {}) => callPython('documents', JSON.stringify(ids ?? null))),
+  documents: reading(({ ids, page } = {}) => callPython('documents', JSON.stringify(ids ?? null), JSON.stringify(page ?? null))),
   importIndex: serialized(importIndex),
   deleteDocument: serialized(({ docId }) => callPython('delete_document', Number(docId))),
   cancelIngest: () => {

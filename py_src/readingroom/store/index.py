@@ -286,9 +286,14 @@ class Index(KeptLegs):
         stored is left out)."""
         return [StoredDocument(*r) for r in self.document_rows(ids)]
 
-    def document_rows(self, ids: Sequence[int] | None = None) -> list[tuple]:
+    def document_rows(self, ids: Sequence[int] | None = None, after: str | None = None,
+                      limit: int | None = None) -> list[tuple]:
         """``documents`` as plain rows of ``DOCUMENT_FIELDS``: what the page's list reads (at
-        377,863 documents, dicts made 61 MB of JSON and five times the time of rows)."""
+        377,863 documents, dicts made 61 MB of JSON and five times the time of rows). With
+        ``limit``, a page of the list: at most that many documents, by name, after the name
+        ``after`` (from the first without it)."""
+        if ids is None and limit is not None:
+            return self.store.query(self.sql.LIST_DOCS_AFTER, (after or "", int(limit)))
         if ids is None:
             return self.store.query(self.sql.LIST_DOCS)
         return [r for i in ids for r in self.store.query(self.sql.GET_DOC, (int(i),))]

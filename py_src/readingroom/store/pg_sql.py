@@ -30,8 +30,8 @@ DOC_BY_NAME, DOC_CHUNK_IDS, DOC_TITLES, SET_DOC_SOURCE = map(_same, (
     _sqlite.DOC_BY_NAME, _sqlite.DOC_CHUNK_IDS, _sqlite.DOC_TITLES, _sqlite.SET_DOC_SOURCE))
 DELETE_DOC_CHUNKS, DELETE_DOC_TAGS, DELETE_DOC = map(_same, (
     _sqlite.DELETE_DOC_CHUNKS, _sqlite.DELETE_DOC_TAGS, _sqlite.DELETE_DOC))
-LIST_DOCS, GET_DOC, COUNTS, HAS_CHUNKS = map(_same, (
-    _sqlite.LIST_DOCS, _sqlite.GET_DOC, _sqlite.COUNTS, _sqlite.HAS_CHUNKS))
+LIST_DOCS, LIST_DOCS_AFTER, GET_DOC, COUNTS, HAS_CHUNKS = map(_same, (
+    _sqlite.LIST_DOCS, _sqlite.LIST_DOCS_AFTER, _sqlite.GET_DOC, _sqlite.COUNTS, _sqlite.HAS_CHUNKS))
 ALLOWED, COUNT_ALLOWED = map(_same, (_sqlite.ALLOWED, _sqlite.COUNT_ALLOWED))  # {where}: filters.where
 
 NAME = "postgres"

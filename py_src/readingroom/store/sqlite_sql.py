@@ -157,6 +157,8 @@ SELECT d.id, d.name, d.doc_type, d.size, d.added_at, d.content_hash,
        (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) AS chunks
 FROM documents d"""
 LIST_DOCS = _DOC_COLUMNS + " ORDER BY d.name"
+# The list a page at a time, by name (names are unique): the documents after ?1, at most ?2.
+LIST_DOCS_AFTER = _DOC_COLUMNS + " WHERE d.name > ? ORDER BY d.name LIMIT ?"
 # One document by its id: what the page asks after an add, instead of the whole list again.
 GET_DOC = _DOC_COLUMNS + " WHERE d.id = ?"
 COUNTS = "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)"
