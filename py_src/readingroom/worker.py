@@ -73,8 +73,9 @@ BACKGROUND_WARM = IN_PYODIDE
 def _start_warming(restart: bool = True) -> None:
     """Load the search's in-memory legs in the background (``Library.warm_in_background``),
     now that the worker is idle, so the first query does not pay for them; status() says
-    "warming" meanwhile. ``restart``: after a write, a warm-up under way is loading what is
-    no longer there, so it starts again. A failure here is not reported: the first query
+    "warming" meanwhile. ``restart``: after a write the warm-up cannot follow (a re-index,
+    a bundle), a warm-up under way is loading what is no longer there, so it starts again;
+    one follows an add, a delete and the vectors of words-first chunks. A failure here is not reported: the first query
     loads the legs again and reports what goes wrong then."""
     global _warming
     if not BACKGROUND_WARM:
@@ -120,7 +121,9 @@ async def add_documents(docs_json: str) -> str:
         outcomes = await _lib().add(docs, progress=_progress, cancelled=lambda: _cancelled_ingest)
     except ReadingRoomError as e:
         return _error(e)
-    _start_warming()  # the legs follow the new documents before the next query, not during it
+    # The legs follow the new documents before the next query, not during it; a warm-up under
+    # way follows them too (legs.py), so it goes on instead of reading a million vectors again.
+    _start_warming(restart=False)
     return _dump({"documents": [o.to_dict() for o in outcomes], "status": _lib().status()})
 
 
@@ -139,7 +142,7 @@ async def embed_pending(batches: int = 1) -> str:
     except ReadingRoomError as e:
         return _error(e)
     if done.embedded and left is None:
-        _start_warming()  # the vectors are all there: load them before the next query
+        _start_warming(restart=False)  # the vectors are all there: load them before the next query
     return _dump({**done.to_dict(), "pending": left})
 
 
@@ -297,7 +300,7 @@ def cancel_queries_before(query_id: int) -> None:
 async def delete_document(doc_id: int) -> str:
     try:
         deleted = _lib().delete(int(doc_id))
-        _start_warming()
+        _start_warming(restart=False)
         return _dump({"deleted": deleted, "status": _lib().status()})
     except ReadingRoomError as e:
         return _error(e)

@@ -41,10 +41,11 @@ class MatrixBuilder:
         self.matrix: VectorMatrix | None = None  # set once ``finishing`` is done
 
     def add(self, block_ids: np.ndarray, block: np.ndarray) -> None:
-        """Rows in any order, not yet normalised."""
+        """Rows in any order, not yet normalised. A binary matrix's room takes rows written
+        while the blocks were read (see ``replay``)."""
         block = _normalised(np.asarray(block, dtype=np.float32).reshape(len(block_ids), self.dim))
         at, end = self.at, self.at + len(block_ids)
-        if end > self.expected:
+        if end > len(self.ids):
             raise ValueError(f"more than the {self.expected} vectors expected")
         self.ids[at:end] = block_ids
         if self.rows is not None:
@@ -73,6 +74,28 @@ class MatrixBuilder:
             room = Room(self.ids, self.rows, self.codes, self.scales, bits, at)
             m = VectorMatrix(m.ids, m.rows, m.codes, m.scales, bits[:at], centre, room)
         self.matrix = m
+
+
+def replay(m: VectorMatrix, writes: list[tuple]) -> VectorMatrix | None:
+    """``m``, read a block at a time while this connection wrote, as the library is after
+    those ``writes`` (``(gone chunk ids, ids of vectors written, their vectors)``, in order):
+    a block read before a write lacks it, one read after has it already. None when a fresh
+    read is needed instead (``VectorMatrix.without`` and ``extended`` say when)."""
+    for gone, ids, rows in writes:
+        gone = np.asarray(gone, dtype=np.int64)
+        if len(gone) and np.isin(gone, m.ids).any():
+            m = m.without(gone)
+            if m is None:
+                return None
+        ids = np.asarray(ids, dtype=np.int64)
+        if len(ids):
+            if m.gone is not None and np.isin(ids, m.ids[m.gone]).any():
+                return None  # an id used again after its chunk was deleted
+            fresh = ~np.isin(ids, m.ids)
+            m = m.extended(ids[fresh], np.asarray(rows, dtype=np.float32).reshape(len(ids), -1)[fresh])
+            if m is None:
+                return None
+    return m
 
 
 class Room:

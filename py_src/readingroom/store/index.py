@@ -143,6 +143,7 @@ class Index(KeptLegs):
             raise
         finally:
             self._writes += 1
+            self._commits_seen += 1  # legs.py: a commit that notes nothing is not followed
         self.store.execute_script(self.sql.COMMIT)
 
     # -- documents -------------------------------------------------------------------------
@@ -195,6 +196,7 @@ class Index(KeptLegs):
                 summaries.keep(self, doc_id, chunks, ids, vecs, doc_type)  # derived data, in the same transaction
             if unfinished is not None:
                 self._record_unfinished(unfinished)
+        self._note(gone, ids if vecs is not None else (), vecs)
         carried = {"lexical": self._lexicon_after(lexicon, gone, ids)}
         if vecs is None:  # new chunks by their words only: no vector written, a replaced one's gone
             carried["vectors"] = self._matrix_without(matrix, gone)
@@ -228,6 +230,7 @@ class Index(KeptLegs):
             for i, (cid, vec) in enumerate(zip(ids, vecs)):
                 if self.sql.embed_chunk(self.store, int(cid), vec):
                     written.append(i)
+        self._note((), [int(ids[i]) for i in written], vecs[written])
         self._carry_over(before, kept, [int(ids[i]) for i in written], vecs[written])
         return len(written)
 
@@ -251,6 +254,7 @@ class Index(KeptLegs):
         kept = {name: self._kept_now(name, before) for name in ("lexical", "vectors")}
         with self.transaction():
             self._record_unfinished(names)
+        self._note()
         self._carry(before, kept)  # a record in meta: neither leg changed
 
     def _record_unfinished(self, names: Sequence[str]) -> None:
@@ -277,6 +281,7 @@ class Index(KeptLegs):
             existed = bool(self.store.query(self.sql.DOC_EXISTS, (doc_id,)))
             gone = [int(r[0]) for r in self.store.query(self.sql.DOC_CHUNK_IDS, (doc_id,))]
             self.delete_rows(doc_id)
+        self._note(gone)
         self._carry(before, {"lexical": self._lexicon_after(lexicon, gone, []),
                              "vectors": self._matrix_without(matrix, gone)})
         return existed

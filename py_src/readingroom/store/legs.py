@@ -15,7 +15,7 @@ from typing import Callable, Generator, Iterator, TypeVar
 from ..search import vectors
 from ..search.bm25 import LexicalIndex
 from ..errors import StorageError
-from ..search.matrix_build import MatrixBuilder, vec0_block
+from ..search.matrix_build import MatrixBuilder, replay, vec0_block
 from ..search.vectors import VectorMatrix
 
 T = TypeVar("T")
@@ -60,6 +60,16 @@ class KeptLegs:
         self._warm: Iterator[str] | None = None  # the warm-up under way (``warm_steps``)
         self.warm_pending = False  # a warm-up is about to start (the worker's background task)
         self.load_ms: dict[str, float] = {}  # how long the latest loads of the legs took
+        # While the vector matrix is read a few blocks at a time (``_matrix_steps``), this
+        # connection's writes in between, for ``matrix_build.replay``, and its commits: a
+        # commit that noted nothing (a re-index, a bundle) cannot be followed.
+        self._writes_seen: list[tuple] | None = None
+        self._commits_seen = 0
+
+    def _note(self, gone=(), ids=(), vectors=None) -> None:
+        """A commit of this connection's: chunks ``gone``, vectors written for ``ids``."""
+        if self._writes_seen is not None:
+            self._writes_seen.append((list(gone), list(ids), vectors))
 
     def _key(self) -> tuple:
         """What the kept legs were built from: commits here, and ``PRAGMA data_version``,
@@ -191,8 +201,14 @@ class KeptLegs:
             self._kept["lexical"] = (key, lexicon)
             self.load_ms["lexical"] = _ms_since(t1)
             yield "lexical"
-        if not self.mismatch and not self._kept_now("vectors", key)[0]:
-            yield from self._matrix_steps(key)
+        for _ in range(3):  # again, should the library change in a way the read cannot follow
+            if self.mismatch or self._kept_now("vectors", self._key())[0]:
+                break
+            yield from self._matrix_steps(self._key())
+        key = self._key()  # this connection's writes meanwhile were followed (the lexicon too)
+        found, lexicon = self._kept_now("lexical", key)
+        if not found:
+            return
         if lexicon is not None and len(lexicon) <= QUICK_SCANS_UP_TO:
             t1 = time.perf_counter()
             self.store.execute_script(self.sql.FTS_TERMS_TABLE)
@@ -256,8 +272,17 @@ class KeptLegs:
 
     def _matrix_steps(self, key: tuple) -> Iterator[str]:
         """The vector matrix read a few of vec0's blocks at a time, then finished in steps;
-        kept under ``key`` (the index as it was when the read began)."""
+        kept under ``key`` (the index as it was when the read began), or, when this
+        connection wrote in between (a file added words first while a million vectors load),
+        under the key after those writes, which it follows (``matrix_build.replay``)."""
         t0 = time.perf_counter()
+        self._writes_seen, self._commits_seen = [], 0
+        try:
+            yield from self._matrix_read(key, t0)
+        finally:
+            self._writes_seen = None
+
+    def _matrix_read(self, key: tuple, t0: float) -> Iterator[str]:
         chunks = self.embedded_count()  # a pending chunk has no vector yet
         dim = self.provenance.dim
         if not vectors.fits(chunks, dim):
@@ -283,6 +308,14 @@ class KeptLegs:
             m = builder.matrix
         except (StorageError, ValueError):
             m = None  # another vec0 layout: read it the portable way
+        now = self._key()
+        if now != key:
+            writes = self._writes_seen or []
+            followed = m is not None and now[1] == key[1] and len(writes) == self._commits_seen
+            m = replay(m, writes) if followed else None
+            if m is None or len(m) != self.embedded_count():
+                return  # not followed: loaded again (the warm-up tries again; else the next query)
+            key, chunks = now, len(m)
         if m is None or len(m) != chunks:
             m = VectorMatrix.from_rows(self.store.query(self.sql.ALL_VECTORS), dim)
         self._kept["vectors"] = (key, m)
