@@ -56,7 +56,7 @@ function refreshDocuments(change = {}) {
 // read took 30 s in the page (load 8-11), and a question asked after a reload waited behind it.
 // The first page is shown at once, the others as they come; a question goes between two pages.
 const FIRST_PAGE = 1000;
-const PAGE = 20000;
+const PAGE = 5000;
 
 /** Every document, by name; the pages before the last are shown as they arrive. */
 async function readAll() {

@@ -68,7 +68,7 @@ def test_a_large_library_shows_a_few_hundred_rows_and_the_filter_reaches_the_res
 
 
 def test_a_list_longer_than_its_first_page_is_read_whole_in_pages(page, tmp_path, embedder):
-    """The pane reads a library's list a page at a time (1,000 documents, then 20,000 a page):
+    """The pane reads a library's list a page at a time (1,000 documents, then 5,000 a page):
     put together, the pages list every document once, in the library's order, and the scope
     tools work on all of them once the list is complete."""
     import build
