@@ -60,6 +60,15 @@ def test_routes_answer_with_the_libraries_json(served, tokens):
     a = c.post("/v1/ask", json={"question": "What is green tea?", "history": []}, headers=h).json()
     assert {"quick", "covered", "messages", "results"} <= set(a)
     assert [d["name"] for d in c.get("/v1/documents", headers=h).json()["documents"]] == ["fan.txt", "tea.md"]
+    # A page at a time, by name: each page says which name the next one starts after.
+    first = c.get("/v1/documents?limit=1", headers=h).json()
+    assert [d["name"] for d in first["documents"]] == ["fan.txt"] and first["next"] == "fan.txt"
+    last = c.get("/v1/documents", params={"limit": 1, "after": first["next"]}, headers=h).json()
+    assert [d["name"] for d in last["documents"]] == ["tea.md"] and last["next"] == "tea.md"
+    assert c.get("/v1/documents", params={"limit": 1, "after": "tea.md"}, headers=h).json() == {"documents": [], "next": None}
+    for bad in ({"limit": 0}, {"limit": "all"}, {"after": "fan.txt"}, {"limit": 10_001}):
+        r = c.get("/v1/documents", params=bad, headers=h)
+        assert r.status_code == 400 and r.json()["error"]["type"] == "bad_input", bad
     assert c.get("/v1/status", headers=h).json()["storage"] == "postgres"
 
 

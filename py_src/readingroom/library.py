@@ -217,9 +217,11 @@ class Library:
     def delete(self, doc_id: int) -> bool:
         return self.index.delete_document(doc_id)
 
-    def documents(self, ids: Sequence[int] | None = None) -> list[StoredDocument]:
-        """Every document, or only those of ``ids`` (see ``Index.documents``)."""
-        return self.index.documents(ids)
+    def documents(self, ids: Sequence[int] | None = None, after: str | None = None,
+                  limit: int | None = None) -> list[StoredDocument]:
+        """Every document, or only those of ``ids``, or ``limit`` of them by name after the
+        name ``after`` (see ``Index.documents``)."""
+        return self.index.documents(ids, after, limit)
 
     def status(self) -> dict:
         try:

@@ -19,21 +19,25 @@ def rows(page) -> int:
     return page.evaluate("() => document.querySelectorAll('#document-list .doc-row').length")
 
 
-def test_a_large_library_shows_a_few_hundred_rows_and_the_filter_reaches_the_rest(page, tmp_path, embedder):
+def import_logs(page, tmp_path, embedder, n: int, name: str, line: str) -> dict:
+    """A library of ``n`` one-line documents ``log-NNNN.txt`` built natively and imported."""
     import build
     from readingroom import Library, NewDocument
 
-    path = tmp_path / "many.sqlite"
+    path = tmp_path / f"{name}.sqlite"
     lib = Library.open(str(path), embedder=embedder)
-    run(lib.add([NewDocument(f"log-{i:04d}.txt", text=f"Entry {i}: the ferry left at {i % 24} o'clock.")
-                 for i in range(N)]))
+    run(lib.add([NewDocument(f"log-{i:04d}.txt", text=line.format(i=i, hour=i % 24)) for i in range(n)]))
     lib.close()
-    served = build.EMPTY_DIST / f"test-sources-{os.getpid()}.sqlite"
+    served = build.EMPTY_DIST / f"test-{name}-{os.getpid()}.sqlite"
     served.write_bytes(path.read_bytes())
     try:
-        status = page.evaluate("(u) => window.readingroom.importIndex(u)", served.name)
+        return page.evaluate("(u) => window.readingroom.importIndex(u)", served.name)
     finally:
         served.unlink()
+
+
+def test_a_large_library_shows_a_few_hundred_rows_and_the_filter_reaches_the_rest(page, tmp_path, embedder):
+    status = import_logs(page, tmp_path, embedder, N, "sources", "Entry {i}: the ferry left at {hour} o'clock.")
     assert status["documents"] == N
     page.wait_for_function("() => /Showing 300 of 320 documents/.test(document.getElementById('document-list').textContent)")
     assert rows(page) == 300
@@ -71,21 +75,9 @@ def test_a_list_longer_than_its_first_page_is_read_whole_in_pages(page, tmp_path
     """The pane reads a library's list a page at a time (1,000 documents, then 5,000 a page):
     put together, the pages list every document once, in the library's order, and the scope
     tools work on all of them once the list is complete."""
-    import build
-    from readingroom import Library, NewDocument
-
     n = 1_050
-    path = tmp_path / "pages.sqlite"
-    lib = Library.open(str(path), embedder=embedder)
-    run(lib.add([NewDocument(f"log-{i:04d}.txt", text=f"Entry {i}: the tram stopped at {i % 24} o'clock.")
-                 for i in range(n)]))
-    lib.close()
-    served = build.EMPTY_DIST / f"test-pages-{os.getpid()}.sqlite"
-    served.write_bytes(path.read_bytes())
-    try:
-        assert page.evaluate("(u) => window.readingroom.importIndex(u)", served.name)["documents"] == n
-    finally:
-        served.unlink()
+    status = import_logs(page, tmp_path, embedder, n, "pages", "Entry {i}: the tram stopped at {hour} o'clock.")
+    assert status["documents"] == n
     page.wait_for_function(f"() => /Showing 300 of {n:,} documents;/.test(document.getElementById('document-list').textContent)")
     assert page.locator("[data-listing]").count() == 0  # complete: no "Listing your documents" line
     assert scope_line(page) == f"Asking all {n} documents"

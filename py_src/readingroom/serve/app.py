@@ -37,6 +37,7 @@ from .limits import RateLimit
 from .tokens import TokenFile
 
 MAX_BODY = 16 * 1024 * 1024
+MAX_PAGE = 10_000  # documents in one page of GET /v1/documents?limit=N
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,18 @@ def make_app(library, tokens: TokenFile, config: Config = Config()) -> Starlette
 
     @guarded(write=False)
     async def documents(request):
-        return {"documents": [d.to_dict() for d in await call(library.documents)]}
+        """Every document by name, or with ``?limit=N[&after=NAME]`` the next N after that name
+        and ``next``, the name to ask after for the page that follows (null at the end)."""
+        limit, after = request.query_params.get("limit"), request.query_params.get("after")
+        if limit is None:
+            if after is not None:
+                raise BadInput("after needs a limit: ?limit=N&after=NAME")
+            return {"documents": [d.to_dict() for d in await call(library.documents)]}
+        if not limit.isdigit() or not 1 <= int(limit) <= MAX_PAGE:
+            raise BadInput(f"limit must be a whole number from 1 to {MAX_PAGE}")
+        page = await call(lambda: library.documents(None, after, int(limit)))
+        return {"documents": [d.to_dict() for d in page],
+                "next": page[-1].name if len(page) == int(limit) else None}
 
     @guarded(write=True)
     async def add(request):

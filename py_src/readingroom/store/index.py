@@ -286,10 +286,11 @@ class Index(KeptLegs):
                              "vectors": self._matrix_without(matrix, gone)})
         return existed
 
-    def documents(self, ids: Sequence[int] | None = None) -> list[StoredDocument]:
+    def documents(self, ids: Sequence[int] | None = None, after: str | None = None,
+                  limit: int | None = None) -> list[StoredDocument]:
         """Every stored document by name, or those of ``ids`` in their order (an id not
-        stored is left out)."""
-        return [StoredDocument(*r) for r in self.document_rows(ids)]
+        stored is left out), or a page of the list (see ``document_rows``)."""
+        return [StoredDocument(*r) for r in self.document_rows(ids, after, limit)]
 
     def document_rows(self, ids: Sequence[int] | None = None, after: str | None = None,
                       limit: int | None = None) -> list[tuple]:
