@@ -64,7 +64,8 @@ async function readAll() {
   let limit = FIRST_PAGE;
   for (;;) {
     const page = await readingroom.documents(null, { after: docs.length ? docs[docs.length - 1].name : null, limit });
-    if (!Array.isArray(page)) return page; // Python's error reply
+    if (!Array.isArray(page) && !docs.length) return page; // Python's error reply
+    if (!Array.isArray(page)) throw new Error(`${page?.error?.message ?? 'no reply'} (after ${docs.length} documents)`);
     docs = docs.concat(page);
     if (page.length < limit) return docs;
     showDocuments(docs, removeDocument, { complete: false, more: limit !== FIRST_PAGE });
