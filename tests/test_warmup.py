@@ -9,7 +9,7 @@ import pytest
 from helpers import SCIFACT, run
 from readingroom.search import bm25
 from readingroom import worker
-from readingroom.store import legs, sqlite_sql as sql
+from readingroom.store import legs, sqlite_sql as sql, warmup
 from readingroom._compat._not_in_pyodide import open_store
 from readingroom.store.index import Index, Provenance
 from readingroom.records import Chunk, Filters
@@ -71,7 +71,7 @@ def test_queries_during_the_warm_up_get_the_answers_after_it(library):
 def test_the_commonest_terms_are_preloaded(library, monkeypatch):
     idx, _ = library
     monkeypatch.setattr(bm25, "PRELOAD_TERMS", 40)
-    monkeypatch.setattr(legs, "COMMON_TERMS_PAGE", 300)  # several pages of the vocabulary
+    monkeypatch.setattr(warmup, "COMMON_TERMS_PAGE", 300)  # several pages of the vocabulary
     for _ in idx.warm_steps():
         pass
     kept = idx.lexical_index()._postings
@@ -284,7 +284,7 @@ def test_the_warm_up_follows_adds_deletes_and_vectors_written_while_it_reads(mon
     whichever block they fell, and ends with what a fresh read gives."""
     from readingroom.search import vectors
 
-    monkeypatch.setattr(legs, "WARM_BLOCKS", 1)  # a vec0 block (1,024 vectors) a step
+    monkeypatch.setattr(warmup, "WARM_BLOCKS", 1)  # a vec0 block (1,024 vectors) a step
     if binary:
         monkeypatch.setattr(vectors, "BINARY_FROM", 1_000)
     idx = Index(open_store(":memory:"), Provenance(model_id="test-model", dim=DIM))

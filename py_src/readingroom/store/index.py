@@ -21,6 +21,7 @@ from ..seams import Store
 from ..summarise import stored as summaries
 from . import dialect, sqlite_sql as sql
 from .legs import KeptLegs
+from .warmup import WarmUp
 
 UNFINISHED = "unfinished"  # meta key: names of the documents an add is still working on
 
@@ -62,7 +63,7 @@ class StoredDocument:
 DOCUMENT_FIELDS = tuple(StoredDocument.__dataclass_fields__)  # the columns of ``Index.document_rows``
 
 
-class Index(KeptLegs):
+class Index(KeptLegs, WarmUp):
     """One SQLite database holding one workspace's documents."""
 
     def __init__(self, store: Store, provenance: Provenance):
