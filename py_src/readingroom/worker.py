@@ -75,8 +75,9 @@ def _start_warming(restart: bool = True) -> None:
     now that the worker is idle, so the first query does not pay for them; status() says
     "warming" meanwhile. ``restart``: after a write the warm-up cannot follow (a re-index,
     a bundle), a warm-up under way is loading what is no longer there, so it starts again;
-    one follows an add, a delete and the vectors of words-first chunks. A failure here is not reported: the first query
-    loads the legs again and reports what goes wrong then."""
+    one follows an add, a delete and the vectors of words-first chunks (warmup.py). A
+    failure here is not reported: the first query loads the legs again and reports what
+    goes wrong then."""
     global _warming
     if not BACKGROUND_WARM:
         return
@@ -122,7 +123,7 @@ async def add_documents(docs_json: str) -> str:
     except ReadingRoomError as e:
         return _error(e)
     # The legs follow the new documents before the next query, not during it; a warm-up under
-    # way follows them too (legs.py), so it goes on instead of reading a million vectors again.
+    # way follows them too (warmup.py), so it goes on instead of reading a million vectors again.
     _start_warming(restart=False)
     return _dump({"documents": [o.to_dict() for o in outcomes], "status": _lib().status()})
 
@@ -317,8 +318,7 @@ async def documents(ids_json: str = "null", page_json: str = "null") -> str:
             raise BadInput("ids must be a list of document ids")
         after = limit = None
         if page is not None:
-            after, limit = page.get("after") if isinstance(page, dict) else None, \
-                page.get("limit") if isinstance(page, dict) else None
+            after, limit = (page.get("after"), page.get("limit")) if isinstance(page, dict) else (None, None)
             if (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
                     or (after is not None and not isinstance(after, str))):
                 raise BadInput('a page of the list is {"after": a document name or null, "limit": a count of at least 1}')

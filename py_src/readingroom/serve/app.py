@@ -166,11 +166,11 @@ def make_app(library, tokens: TokenFile, config: Config = Config()) -> Starlette
             if after is not None:
                 raise BadInput("after needs a limit: ?limit=N&after=NAME")
             return {"documents": [d.to_dict() for d in await call(library.documents)]}
-        if not limit.isdigit() or not 1 <= int(limit) <= MAX_PAGE:
+        n = int(limit) if limit.isdigit() else 0
+        if not 1 <= n <= MAX_PAGE:
             raise BadInput(f"limit must be a whole number from 1 to {MAX_PAGE}")
-        page = await call(lambda: library.documents(None, after, int(limit)))
-        return {"documents": [d.to_dict() for d in page],
-                "next": page[-1].name if len(page) == int(limit) else None}
+        page = await call(lambda: library.documents(None, after, n))
+        return {"documents": [d.to_dict() for d in page], "next": page[-1].name if len(page) == n else None}
 
     @guarded(write=True)
     async def add(request):

@@ -144,7 +144,7 @@ class Index(KeptLegs, WarmUp):
             raise
         finally:
             self._writes += 1
-            self._commits_seen += 1  # legs.py: a commit that notes nothing is not followed
+            self._commits_seen += 1  # warmup.py: a commit that notes nothing is not followed
         self.store.execute_script(self.sql.COMMIT)
 
     # -- documents -------------------------------------------------------------------------
@@ -231,8 +231,9 @@ class Index(KeptLegs, WarmUp):
             for i, (cid, vec) in enumerate(zip(ids, vecs)):
                 if self.sql.embed_chunk(self.store, int(cid), vec):
                     written.append(i)
-        self._note((), [int(ids[i]) for i in written], vecs[written])
-        self._carry_over(before, kept, [int(ids[i]) for i in written], vecs[written])
+        done, done_vecs = [int(ids[i]) for i in written], vecs[written]
+        self._note((), done, done_vecs)
+        self._carry_over(before, kept, done, done_vecs)
         return len(written)
 
     def _carry_over(self, before: tuple, kept: dict, ids: list[int], vecs: np.ndarray) -> None:

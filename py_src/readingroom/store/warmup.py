@@ -43,8 +43,9 @@ class WarmUp:
         meanwhile is answered between two steps (see ``_keep``). Last come the postings of
         the library's most common terms (bm25.py's ``common_terms``; up to
         ``QUICK_SCANS_UP_TO`` chunks): the costliest to read on first use, and the likeliest
-        to be asked. A write in between makes what was
-        loaded stale, and it is then loaded again on first use, as without a warm-up."""
+        to be asked. This connection's adds, deletes and vectors written in between are
+        followed (``_matrix_steps``); another write makes what was loaded stale, and it is
+        read again."""
         self.warm_pending = False
         if self._warm is not None or not self.sql.IN_MEMORY_VECTORS:
             return  # one warm-up at a time; on Postgres the first query loads BM25's lengths
