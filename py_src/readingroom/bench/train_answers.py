@@ -101,17 +101,42 @@ def _decide(question, cands, qvec, vecs, spans, evidence):
     return decide(question, cands, qvec, vecs, spans, evidence, model=ZERO)
 
 
-def collect(lib, items: list[qa_data.Item], label: str) -> list[dict]:
-    out, t0 = [], time.time()
-    for i, it in enumerate(items):
+def collect(lib, items: list[qa_data.Item], label: str, keep: Path | None = None) -> list[dict]:
+    """Each question's rows, in order. With ``keep``, what is collected is saved there every
+    ``KEEP_EVERY`` questions and at the end, and a run cut off resumes after the questions it
+    kept (collecting runs at ~1-3 questions/s on two cores: hours for every group)."""
+    out = _kept(keep)
+    done = {r["id"] for r in out}
+    todo = [it for it in items if it.id not in done]
+    t0 = time.time()
+    for i, it in enumerate(todo):
         r = run(rows_for(lib, it))
         r["id"], r["answerable"] = it.id, it.answerable
         out.append(r)
+        if keep is not None and (i + 1) % KEEP_EVERY == 0:
+            _keep(keep, out)
         if (i + 1) % 200 == 0:
             rate = (i + 1) / (time.time() - t0)
-            print(f"  {label}: {i + 1}/{len(items)} ({rate:.1f} questions/s, load {load_average()[0]:.1f})",
+            print(f"  {label}: {len(out)}/{len(items)} ({rate:.1f} questions/s, load {load_average()[0]:.1f})",
                   file=sys.stderr, flush=True)
+    if keep is not None and todo:
+        _keep(keep, out)
     return out
+
+
+KEEP_EVERY = 200
+
+
+def _kept(path: Path | None) -> list[dict]:
+    if path is None or not path.exists():
+        return []
+    return list(np.load(path, allow_pickle=True)["rows"])
+
+
+def _keep(path: Path, rows: list[dict]) -> None:
+    part = path.with_name(path.stem + ".partial.npz")  # written whole, then renamed: never half a file
+    np.savez(part, rows=np.array(rows, dtype=object))
+    part.replace(path)
 
 
 def refeature(sets: dict, n: int = MAX_SENTENCES) -> dict:
@@ -174,7 +199,8 @@ def main(argv=None) -> int:
 
 def group_rows(a, name: str) -> dict[str, list[dict]]:
     """A group's train, held-back and left-out rows, collected through its own library once and
-    kept in ``CACHE/NAME/rows-candidates.npz`` (features made again from them on every run)."""
+    kept in ``CACHE/NAME/rows-candidates.npz`` (features made again from them on every run);
+    while collecting, each part is kept in ``rows-PART.npz`` as it grows (``collect``)."""
     cache = a.cache / name
     cache.mkdir(parents=True, exist_ok=True)
     rows_path = cache / "rows-candidates.npz"
@@ -185,13 +211,16 @@ def group_rows(a, name: str) -> dict[str, list[dict]]:
     lib = library(cache, {t: docs[t] for t in train_t | held_t}, a.model_dir)
     pick = lambda ts, answerable: [i for i in items if i.title in ts and i.answerable == answerable]  # noqa: E731
     l0 = load_average()
-    sets = {"train": collect(lib, pick(train_t, True), f"{name} train"),
-            "held": collect(lib, pick(held_t, True), f"{name} held back"),
-            "outside": collect(lib, [i for i in items if i.title in out_t], f"{name} left out")}
+    sets = {"train": collect(lib, pick(train_t, True), f"{name} train", cache / "rows-train.npz"),
+            "held": collect(lib, pick(held_t, True), f"{name} held back", cache / "rows-held.npz"),
+            "outside": collect(lib, [i for i in items if i.title in out_t], f"{name} left out",
+                               cache / "rows-outside.npz")}
     lib.close()
     for r in sets["outside"]:
         r["answerable"] = False
     np.savez(rows_path, sets=np.array(sets, dtype=object))
+    for part in sets:
+        (cache / f"rows-{part}.npz").unlink(missing_ok=True)  # in rows-candidates.npz now
     print(f"{name}: collected rows (load {l0[0]:.1f} -> {load_average()[0]:.1f})", file=sys.stderr)
     return continuations(refeature(sets), items)
 
