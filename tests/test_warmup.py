@@ -8,7 +8,7 @@ import pytest
 
 from helpers import SCIFACT, run
 from readingroom.search import bm25
-from readingroom import worker
+from readingroom import worker, worker_warm
 from readingroom.store import legs, sqlite_sql as sql, warmup
 from readingroom._compat._not_in_pyodide import open_store
 from readingroom.store.index import Index, Provenance
@@ -123,14 +123,14 @@ def test_a_new_warm_up_replaces_a_stopped_one(library):
 def test_the_worker_warms_in_the_background_and_answers_meanwhile(monkeypatch, tmp_path):
     from contract import CORPUS
 
-    monkeypatch.setattr(worker, "BACKGROUND_WARM", True)
+    monkeypatch.setattr(worker_warm, "BACKGROUND", True)
 
     async def session() -> tuple:
         await worker.open(json.dumps({"path": str(tmp_path / "lib.sqlite")}))
         added = json.loads(await worker.add_documents(json.dumps(CORPUS)))
         assert added["status"]["search"]["state"] == "warming"
         during = json.loads(await worker.query("breast cancer gene"))
-        await worker._warming
+        await worker_warm.running()
         after = json.loads(await worker.status())
         again = json.loads(await worker.query("breast cancer gene"))
         return during, after, again

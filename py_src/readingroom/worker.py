@@ -8,12 +8,11 @@ show the message as it is.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 from typing import Any
 
-from . import _lazy_numpy
+from . import _lazy_numpy, worker_warm as warming
 from ._compat import IN_PYODIDE, report_progress
 from .errors import BadInput, ReadingRoomError
 from .ingest.add import NewDocument
@@ -51,7 +50,7 @@ async def open(config_json: str) -> str:  # noqa: A001 - the worker's verb
     global _library, _latest_query
     _latest_query = 0  # query ids count within one open library; none is pending across it
     config = json.loads(config_json or "{}")
-    _stop_warming()  # the previous library's warm-up must not read the new one's tables
+    warming.stop(_library)  # the previous library's warm-up must not read the new one's tables
     try:
         if "path" in config:
             _library = Library.open(config["path"])
@@ -60,50 +59,8 @@ async def open(config_json: str) -> str:  # noqa: A001 - the worker's verb
     except ReadingRoomError as e:
         return _error(e)
     if config.get("warm", True):
-        _start_warming()
+        warming.start(_lib())
     return _dump(_library.status())
-
-
-_warming: asyncio.Task | None = None
-# In the page the worker's event loop lives as long as the worker; natively each call runs
-# in its own asyncio.run, which would cancel a background task as it returns.
-BACKGROUND_WARM = IN_PYODIDE
-
-
-def _start_warming(restart: bool = True) -> None:
-    """Load the search's in-memory legs in the background (``Library.warm_in_background``),
-    now that the worker is idle, so the first query does not pay for them; status() says
-    "warming" meanwhile. ``restart``: after a write the warm-up cannot follow (a re-index,
-    a bundle), a warm-up under way is loading what is no longer there, so it starts again;
-    one follows an add, a delete and the vectors of words-first chunks (warmup.py). A
-    failure here is not reported: the first query loads the legs again and reports what
-    goes wrong then."""
-    global _warming
-    if not BACKGROUND_WARM:
-        return
-    if _warming is not None and not _warming.done():
-        if not restart:
-            return
-        _stop_warming()
-    library = _lib()
-    library.index.warm_pending = True  # status() says "warming" from now on
-
-    async def run() -> None:
-        try:
-            await library.warm_in_background()
-        except Exception:  # noqa: BLE001 - see the docstring
-            pass
-
-    _warming = asyncio.ensure_future(run())
-
-
-def _stop_warming() -> None:
-    global _warming
-    if _warming is not None:
-        _warming.cancel()
-        _warming = None
-    if _library is not None:
-        _library.index.stop_warming()
 
 
 async def add_documents(docs_json: str) -> str:
@@ -124,7 +81,7 @@ async def add_documents(docs_json: str) -> str:
         return _error(e)
     # The legs follow the new documents before the next query, not during it; a warm-up under
     # way follows them too (warmup.py), so it goes on instead of reading a million vectors again.
-    _start_warming(restart=False)
+    warming.start(_lib(), restart=False)
     return _dump({"documents": [o.to_dict() for o in outcomes], "status": _lib().status()})
 
 
@@ -143,7 +100,7 @@ async def embed_pending(batches: int = 1) -> str:
     except ReadingRoomError as e:
         return _error(e)
     if done.embedded and left is None:
-        _start_warming(restart=False)  # the vectors are all there: load them before the next query
+        warming.start(_lib(), restart=False)  # the vectors are all there: load them before the next query
     return _dump({**done.to_dict(), "pending": left})
 
 
@@ -156,7 +113,7 @@ async def reindex() -> str:
         done = await _lib().reindex(progress=_progress, cancelled=lambda: _cancelled_ingest)
     except ReadingRoomError as e:
         return _error(e)
-    _start_warming()
+    warming.start(_lib())
     return _dump({"reindexed": done.to_dict(), "status": _lib().status()})
 
 
@@ -176,8 +133,8 @@ async def warm() -> str:
     imports numpy if the worker left that for later (``_lazy_numpy``)."""
     _lazy_numpy.ensure()
     try:
-        if BACKGROUND_WARM:
-            _start_warming(restart=False)
+        if warming.BACKGROUND:
+            warming.start(_lib(), restart=False)
         else:
             _lib().warm()
         return _dump({"search": _lib().index.search_state()})
@@ -192,7 +149,7 @@ async def merge_bundle(schema: str, version: str) -> str:
         merged = _lib().merge_bundle(str(schema), str(version))
     except ReadingRoomError as e:
         return _error(e)
-    _start_warming()
+    warming.start(_lib())
     return _dump({"merged": merged.to_dict(), "status": _lib().status()})
 
 
@@ -301,7 +258,7 @@ def cancel_queries_before(query_id: int) -> None:
 async def delete_document(doc_id: int) -> str:
     try:
         deleted = _lib().delete(int(doc_id))
-        _start_warming(restart=False)
+        warming.start(_lib(), restart=False)
         return _dump({"deleted": deleted, "status": _lib().status()})
     except ReadingRoomError as e:
         return _error(e)
