@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from . import _lazy_numpy, worker_warm as warming
-from ._compat import IN_PYODIDE, report_progress
+from ._compat import report_progress
 from .errors import BadInput, ReadingRoomError
 from .ingest.add import NewDocument
 from .library import Library

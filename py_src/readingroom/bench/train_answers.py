@@ -104,7 +104,7 @@ def _decide(question, cands, qvec, vecs, spans, evidence):
 def collect(lib, items: list[qa_data.Item], label: str, keep: Path | None = None) -> list[dict]:
     """Each question's rows, in order. With ``keep``, what is collected is saved there every
     ``KEEP_EVERY`` questions and at the end, and a run cut off resumes after the questions it
-    kept (collecting runs at ~1-3 questions/s on two cores: hours for every group)."""
+    kept (collecting runs at 1-5 questions/s on two busy cores: two hours for every group)."""
     out = _kept(keep)
     done = {r["id"] for r in out}
     todo = [it for it in items if it.id not in done]
@@ -113,9 +113,9 @@ def collect(lib, items: list[qa_data.Item], label: str, keep: Path | None = None
         r = run(rows_for(lib, it))
         r["id"], r["answerable"] = it.id, it.answerable
         out.append(r)
-        if keep is not None and (i + 1) % KEEP_EVERY == 0:
-            _keep(keep, out)
-        if (i + 1) % 200 == 0:
+        if (i + 1) % KEEP_EVERY == 0:  # kept and reported at the same beat
+            if keep is not None:
+                _keep(keep, out)
             rate = (i + 1) / (time.time() - t0)
             print(f"  {label}: {len(out)}/{len(items)} ({rate:.1f} questions/s, load {load_average()[0]:.1f})",
                   file=sys.stderr, flush=True)
