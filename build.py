@@ -158,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
                          help="send no COOP/COEP headers, as a plain static host (the service worker "
                               "still isolates the page from the second visit)")
     test_p = sub.add_parser("test", help="install test dependencies (apt, pip, npm), build, run all tests")
-    test_p.add_argument("pytest_args", nargs="*", help="passed to pytest as they are (default: -q), "
+    test_p.add_argument("pytest_args", nargs="*", help="passed to pytest as they are (default: -q --durations=30, so a run names its "
+                        "slowest tests), "
                         "options included: build.py test -x -k browser")
     argv = list(sys.argv[1:] if argv is None else argv)
     pytest_args = []
@@ -168,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "test":
         try:
-            return test(pytest_args or ["-q"])
+            return test(pytest_args or ["-q", "--durations=30"])
         except BuildError as exc:
             print(f"test setup failed: {exc}", file=sys.stderr)
             return 1
