@@ -141,4 +141,4 @@ def test_everything_after_test_goes_to_pytest_options_included(monkeypatch):
     monkeypatch.setattr(build, "test", lambda args: seen.append(args) or 0)
     assert build.main(["test", "-x", "-k", "browser", "tests/test_cli.py"]) == 0
     assert build.main(["test"]) == 0
-    assert seen == [["-x", "-k", "browser", "tests/test_cli.py"], ["-q"]]
+    assert seen == [["-x", "-k", "browser", "tests/test_cli.py"], ["-q", "--durations=30"]]
