@@ -144,6 +144,10 @@ def test(pytest_args: list[str]) -> int:
     return code
 
 
+# pytest's arguments when `build.py test` is given none: quiet, and the run names its slowest tests
+PYTEST_DEFAULT = ["-q", "--durations=30"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build (and optionally serve) Reading Room.")
     parser.add_argument("--index", type=Path, help="bundle this native index (readingroom export) "
@@ -158,9 +162,8 @@ def main(argv: list[str] | None = None) -> int:
                          help="send no COOP/COEP headers, as a plain static host (the service worker "
                               "still isolates the page from the second visit)")
     test_p = sub.add_parser("test", help="install test dependencies (apt, pip, npm), build, run all tests")
-    test_p.add_argument("pytest_args", nargs="*", help="passed to pytest as they are (default: -q --durations=30, so a run names its "
-                        "slowest tests), "
-                        "options included: build.py test -x -k browser")
+    test_p.add_argument("pytest_args", nargs="*", help=f"passed to pytest as they are (default: "
+                        f"{' '.join(PYTEST_DEFAULT)}), options included: build.py test -x -k browser")
     argv = list(sys.argv[1:] if argv is None else argv)
     pytest_args = []
     if "test" in argv:  # everything after `test` is pytest's, even what looks like an option
@@ -169,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "test":
         try:
-            return test(pytest_args or ["-q", "--durations=30"])
+            return test(pytest_args or list(PYTEST_DEFAULT))
         except BuildError as exc:
             print(f"test setup failed: {exc}", file=sys.stderr)
             return 1
