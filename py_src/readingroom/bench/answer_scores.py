@@ -146,7 +146,8 @@ def quality_rows(name: str, side: dict) -> list[list]:
                         + [ref["all"]["answerable"] + ref["all"]["unanswerable"], load_text(load)])
     m = side.get("manuals") or {}
     if "records" in m:
-        add("R manuals (real PDFs): answer phrase in the quick answer", m.get("phrase"), m.get("load"))
+        which = f" over {', '.join(m['manuals'])} only" if m.get("partial") else ""
+        add(f"R manuals (real PDFs{which}): answer phrase in the quick answer", m.get("phrase"), m.get("load"))
         add("R manuals: expected manual cited by the quick answer", m.get("cited_expected"), m.get("load"))
         add("R manuals: expected manual in top-3 sources", m.get("top3_expected"), m.get("load"))
         add("R manuals: refused", _refused(m.get("covered")), m.get("load"))

@@ -4,7 +4,8 @@ Five R manuals from Debian's ``r-doc-pdf`` (``/usr/share/doc/r-doc-pdf/manual``;
 test`` installs the package) are indexed natively through the same ingestion as ``readingroom
 index`` (extraction, the PDF clean-up, chunking, embedding) and cached by the files' bytes and
 the code that reads them. The questions (``data/answers/manuals.json``) are asked through
-``Library.ask`` and scored as the Python-reference sets are (``answer_scores``).
+``Library.ask`` and scored as the Python-reference sets are (``answer_scores``). A ``--limit``ed
+run indexes only the manuals its questions name (the whole set names all five), and says so.
 """
 
 from __future__ import annotations
@@ -38,8 +39,14 @@ def load_items() -> list[dict]:
     return json.loads(DATA.read_text("utf-8"))["items"]
 
 
-def manual_files(folder: Path = MANUAL_DIR) -> list[Path]:
-    files = [folder / m for m in MANUALS]
+def named(items: list[dict]) -> list[str]:
+    """The manuals these questions name, in ``MANUALS`` order."""
+    want = {t.removeprefix(PREFIX) for it in items for t in it["expected_topics"]}
+    return [m for m in MANUALS if m in want]
+
+
+def manual_files(folder: Path = MANUAL_DIR, names: tuple[str, ...] | list[str] = MANUALS) -> list[Path]:
+    files = [folder / m for m in names]
     missing = [f.name for f in files if not f.is_file()]
     if missing:
         raise ManualsMissing(f"the R manuals are not in {folder} ({', '.join(missing)} missing): install Debian's "
@@ -56,13 +63,14 @@ def fingerprint(files: list[Path]) -> str:
     return h.hexdigest()[:16]
 
 
-def build_index(log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> tuple[Path, dict]:
-    """The cached native index of the manuals, built once for these files and this code."""
+def build_index(log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+                names: tuple[str, ...] | list[str] = MANUALS) -> tuple[Path, dict]:
+    """The cached native index of these manuals, built once for these files and this code."""
     from ..ingest.add import NewDocument
     from ..library import Library
     from .quality import cache_dir
 
-    files = manual_files()
+    files = manual_files(names=names)
     final = cache_dir() / f"r-manuals-{fingerprint(files)}.sqlite"
     if final.exists():
         return final, {"cached": True}
@@ -91,11 +99,11 @@ def evaluate(limit: int | None = None, log: Callable[[str], None] = lambda s: pr
     from ..library import Library
     from .answers import ask_answerable, native_asker, scratch_copy, warm_up
 
+    items = load_items()[:limit] if limit else load_items()
     try:
-        path, built = build_index(log)
+        path, built = build_index(log, named(items))
     except ManualsMissing as e:
         return {"error": str(e)}
-    items = load_items()[:limit] if limit else load_items()
     with tempfile.TemporaryDirectory(prefix="rr-manuals-") as tmp:
         lib = Library.open(scratch_copy(path, Path(tmp)))
         try:
@@ -104,6 +112,7 @@ def evaluate(limit: int | None = None, log: Callable[[str], None] = lambda s: pr
             l0 = load()
             rs, out = ask_answerable(ask, items)
             out.update(records=rs, load=[l0, load()], chunks=lib.status().get("chunks"), index=built,
+                       manuals=named(items), partial=len(named(items)) < len(MANUALS),
                        latency_ms=sc.latency(rs))
         finally:
             lib.close()
