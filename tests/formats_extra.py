@@ -3,6 +3,7 @@ run time like those of ``formats`` (python-docx, python-pptx, openpyxl, ebooklib
 
 from __future__ import annotations
 
+import functools
 import io
 
 from formats import FILLER, report_pdf
@@ -154,9 +155,11 @@ def wrapped_heading_pdf() -> bytes:
     return bytes(pdf.output())
 
 
+@functools.cache
 def formatted_million_cells() -> bytes:
     """A 1,000,000-cell sheet as spreadsheets often are: a small table (rows 1-21) and then a
-    formatted but empty range down to row 100,000 (10 columns), each cell stored with its style."""
+    formatted but empty range down to row 100,000 (10 columns), each cell stored with its style.
+    Made once per run (the native and the page test read the same bytes)."""
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
     from openpyxl.styles import Font

@@ -21,10 +21,11 @@ def long_document(topic: str, paragraphs: int) -> str:
         for i in range(paragraphs))
 
 
-def docs_for_ingest() -> list[dict]:
+def docs_for_ingest(glacier_parts: int = 120) -> list[dict]:
+    """Four documents; glacier.md long enough (120 parts) to fill more than one embedding batch."""
     return [
         {"name": "kettle.md", "text": "# Kettle\n\nThe kettle is descaled every month with citric acid."},
-        {"name": "glacier.md", "text": long_document("glacier", 120)},
+        {"name": "glacier.md", "text": long_document("glacier", glacier_parts)},
         {"name": "bread.md", "text": "# Bread\n\nSourdough needs a long, cold proof overnight."},
         {"name": "tides.md", "text": "# Tides\n\nSpring tides follow the full and the new moon."},
     ]
@@ -142,7 +143,8 @@ def test_reload_mid_ingest_keeps_every_document_and_embeds_the_rest_after_it(pag
 
 
 def test_a_second_tab_takes_the_library_over_and_the_first_can_take_it_back(page, context, site):
-    page.evaluate("(docs) => window.readingroom.addDocuments(docs)", docs_for_ingest())
+    # A small library: what is handed over is the lock and the whole store, not volume.
+    page.evaluate("(docs) => window.readingroom.addDocuments(docs)", docs_for_ingest(glacier_parts=8))
     before = consistent(page)
     second = context.new_page()
     second.goto(f"{site}/")
