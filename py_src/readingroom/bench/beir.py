@@ -22,6 +22,18 @@ class Dataset:
         return [NewDocument(name=did, text=(f"{t}\n\n{x}" if t else x), doc_type="txt")
                 for did, (t, x) in self.corpus.items()]
 
+    def subset(self, distractors: int) -> "Dataset":
+        """Every judged document and ``distractors`` of the others, spread evenly over the
+        corpus in its order (the same ones every time): a smaller corpus with the same questions
+        and answers, for a quality check that must not embed the whole corpus."""
+        judged = {d for rel in self.qrels.values() for d in rel}
+        others = [d for d in self.corpus if d not in judged]
+        step = max(1, len(others) // max(1, distractors))
+        keep = judged | set(others[::step][:distractors])
+        corpus = {d: v for d, v in self.corpus.items() if d in keep}
+        h = hashlib.sha256(f"{self.corpus_hash}:{distractors}:".encode() + "\n".join(corpus).encode())
+        return Dataset(corpus, self.queries, self.qrels, h.hexdigest()[:16])
+
 
 def load(folder: str | Path, split: str = "train") -> Dataset:
     folder = Path(folder)
