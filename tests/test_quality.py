@@ -19,11 +19,15 @@ DISTRACTORS = 1000
 FLOORS = {"lexical": 0.760, "vector": 0.767, "hybrid": 0.791}
 
 
-@pytest.fixture(scope="module")
-def scifact_results(model_dir):
+def scifact_train() -> beir.Dataset:
     if not SCIFACT.exists():
         pytest.fail(f"{SCIFACT} is missing: the shared SciFact dataset must sit beside the repo")
-    return quality.run_native(beir.load(SCIFACT, "train").subset(DISTRACTORS), str(model_dir))
+    return beir.load(SCIFACT, "train")
+
+
+@pytest.fixture(scope="module")
+def scifact_results(model_dir):
+    return quality.run_native(scifact_train().subset(DISTRACTORS), str(model_dir))
 
 
 @pytest.mark.parametrize("method", ["lexical", "vector", "hybrid"])
@@ -32,9 +36,7 @@ def test_scifact_ndcg_floor(scifact_results, method):
 
 
 def test_the_subset_keeps_every_judged_abstract_and_the_same_others_each_time():
-    if not SCIFACT.exists():
-        pytest.fail(f"{SCIFACT} is missing: the shared SciFact dataset must sit beside the repo")
-    ds = beir.load(SCIFACT, "train")
+    ds = scifact_train()
     sub = ds.subset(DISTRACTORS)
     judged = {d for rel in ds.qrels.values() for d in rel if d in ds.corpus}
     assert judged <= sub.corpus.keys() and len(sub.corpus) == len(judged) + DISTRACTORS

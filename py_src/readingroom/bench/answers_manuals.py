@@ -100,8 +100,9 @@ def evaluate(limit: int | None = None, log: Callable[[str], None] = lambda s: pr
     from .answers import ask_answerable, native_asker, scratch_copy, warm_up
 
     items = load_items()[:limit] if limit else load_items()
+    manuals = named(items)
     try:
-        path, built = build_index(log, named(items))
+        path, built = build_index(log, manuals)
     except ManualsMissing as e:
         return {"error": str(e)}
     with tempfile.TemporaryDirectory(prefix="rr-manuals-") as tmp:
@@ -112,7 +113,7 @@ def evaluate(limit: int | None = None, log: Callable[[str], None] = lambda s: pr
             l0 = load()
             rs, out = ask_answerable(ask, items)
             out.update(records=rs, load=[l0, load()], chunks=lib.status().get("chunks"), index=built,
-                       manuals=named(items), partial=len(named(items)) < len(MANUALS),
+                       manuals=manuals, partial=len(manuals) < len(MANUALS),
                        latency_ms=sc.latency(rs))
         finally:
             lib.close()
