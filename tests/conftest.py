@@ -15,6 +15,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py_src"))
 sys.path.insert(0, str(ROOT))
 
+from readingroom._threads import one_blas_thread  # noqa: E402
+
+one_blas_thread()  # as the CLI and serve run: numpy's BLAS on one thread (readingroom/_threads.py)
+
 # Property tests in CI: the same examples every run (derandomised, no example database carried
 # between runs) and no clock in the verdict (no deadline, no too-slow health check), so a run
 # on a loaded 2-core machine fails only for a real bug, and fails the same way every time.

@@ -141,11 +141,7 @@ def hits_for(store: Store, ids: list[int], text: bool = True) -> dict[int, Hit]:
     rows = json.loads(store.query(statement, (json.dumps([int(i) for i in ids]),))[0][0])
     out: dict[int, Hit] = {}
     for cid, doc_id, name, doc_type, idx, text, s, e, th, tc, hp, page, meta in rows:
-        out[cid] = Hit(
-            chunk_id=cid, doc_id=doc_id, doc_name=name, doc_type=doc_type, chunk_index=idx,
-            text=text, start=s, end=e, text_hash=th, token_count=tc, heading_path=tuple(hp),
-            page=page, meta=meta,
-        )
+        out[cid] = Hit.stored(cid, doc_id, name, doc_type, idx, text, s, e, th, tc, tuple(hp), page, meta)
     return out
 
 
