@@ -8,7 +8,7 @@ two neighbours can be joined by character offsets with nothing repeated and noth
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Sequence
 
 from ..text import tokens
@@ -25,7 +25,7 @@ def drop_duplicates(hits: Sequence[Hit]) -> tuple[list[Hit], list[Hit]]:
     kept, dropped = [], []
     for h in hits:
         if h.text_hash in seen:
-            dropped.append(replace(h, dropped="duplicate"))
+            dropped.append(h.replaced(dropped="duplicate"))
         else:
             seen.add(h.text_hash)
             kept.append(h)

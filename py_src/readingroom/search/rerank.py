@@ -6,7 +6,7 @@ Each rule is a pure function that returns new hits, marking the ones it removes 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -105,7 +105,7 @@ def diversity_cap(hits: Sequence[Hit], key: str, per_key: int, k: int
         v = field_value(h, key)
         v = tuple(v) if isinstance(v, list) else v
         if v is not None and counts.get(v, 0) >= per_key:
-            dropped.append(replace(h, dropped="cap"))
+            dropped.append(h.replaced(dropped="cap"))
             continue
         counts[v] = counts.get(v, 0) + 1
         kept.append(h)

@@ -9,7 +9,7 @@ empty answer with reason ``error``. Exceptions are kept for programming errors.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable
 
 
@@ -248,7 +248,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     except StorageError as e:
         return RetrievalResult(query=query, reason=reasons.ERROR, stats={"error": str(e), "timings_ms": clock.total()})
     chosen, head = search.with_texts(chosen, texts), search.with_texts(head, texts)
-    documents = [replace(d, snippet=snippet(texts.get(d.chunk_id, ""))) for d in documents]
+    documents = [DocumentCandidate(d.doc_id, d.name, d.doc_type, d.score, d.chunk_id, snippet(texts.get(d.chunk_id, "")))
+                 for d in documents]
     clock.lap("hydrate")
 
     spans = merge.drop_duplicate_spans(merge.merge_adjacent(chosen))
@@ -269,7 +270,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         evidence.append(h.replaced(dropped=reason_dropped))
     for cid, sim in floored:
         if cid in bases and all(e.chunk_id != cid for e in evidence):
-            evidence.append(replace(bases[cid], text=texts.get(cid, ""), vector_sim=sim, dropped="floor"))
+            evidence.append(bases[cid].replaced(text=texts.get(cid, ""), vector_sim=sim, dropped="floor"))
 
     stats = {
         "timings_ms": clock.total(),
