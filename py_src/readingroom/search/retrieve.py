@@ -267,9 +267,10 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
             reason_dropped = "rank"
         elif reason_dropped is None and h.chunk_id not in in_budget:
             reason_dropped = "budget"
-        evidence.append(h.replaced(dropped=reason_dropped))
+        evidence.append(h if h.dropped == reason_dropped else h.replaced(dropped=reason_dropped))
+    listed = {e.chunk_id for e in evidence}
     for cid, sim in floored:
-        if cid in bases and all(e.chunk_id != cid for e in evidence):
+        if cid in bases and cid not in listed:
             evidence.append(bases[cid].replaced(text=texts.get(cid, ""), vector_sim=sim, dropped="floor"))
 
     stats = {
