@@ -4,6 +4,7 @@ from hypothesis import given, strategies as st
 
 from hits import hit
 from readingroom.search import fuse, rerank
+from readingroom.records import Hit
 from readingroom.search.rerank import Boost
 
 
@@ -127,3 +128,13 @@ def test_lift_moves_the_given_chunks_up_to_just_below_the_rank_given():
     seven = out[3]
     assert seven.score == hits[2].score and seven.fused == hits[6].fused  # the debug view keeps its fused score
     assert rerank.lift(hits, [], 3) == hits and rerank.lift(hits[:3], [3], 3) == hits[:3]
+
+
+def test_a_stored_row_makes_the_hit_the_constructor_makes():
+    row = (7, 2, "notes.md", "md", 3, "", 10, 90, "abc", 21, ("Intro",), 4, {"tag": "x"})
+    fast, plain = Hit.stored(*row), Hit(*row)
+    assert fast == plain and list(fast.__dict__) == list(plain.__dict__)
+    assert fast.to_dict() == plain.to_dict()
+    assert fast.boosts is not Hit.stored(*row).boosts  # a fresh default each time, as the constructor's
+    with pytest.raises(TypeError):
+        Hit.stored(*row[:5])

@@ -6,7 +6,7 @@ merge, pack) is a function from values to values and can be tested without a dat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 
@@ -83,20 +83,20 @@ class Hit:
     dropped: str | None = None  # why it is not in the results: floor, cap, duplicate, budget
 
     @classmethod
-    def stored(cls, chunk_id: int, doc_id: int, doc_name: str, doc_type: str, chunk_index: int,
-               text: str, start: int, end: int, text_hash: str, token_count: int,
-               heading_path: tuple[str, ...], page: int | None, meta: dict) -> "Hit":
-        """A candidate straight from its stored row, no scores yet: what the generated
-        ``__init__`` makes, without its frozen per-field ``object.__setattr__`` (hydrating a
-        query's few hundred candidates took twice as long through it)."""
+    def stored(cls, *row: Any) -> "Hit":
+        """A candidate straight from its stored row (its first fields in order, ``chunk_id`` to
+        ``meta``, as ``reads.hits_for`` reads them), the rest at their defaults: what the
+        generated ``__init__`` makes, without its frozen per-field ``object.__setattr__``
+        (hydrating a query's few hundred candidates took twice as long through it)."""
+        if not _HIT_REQUIRED <= len(row) <= len(_HIT_TEMPLATE):
+            raise TypeError(f"Hit.stored takes {_HIT_REQUIRED} to {len(_HIT_TEMPLATE)} values, not {len(row)}")
+        values = _HIT_TEMPLATE.copy()  # every field in order, at its default
+        values.update(zip(_HIT_FIELD_NAMES, row))
+        for at, name, factory in _HIT_FACTORIES:
+            if at >= len(row):  # not in the row: a fresh one, as the generated __init__ makes
+                values[name] = factory()
         new = object.__new__(cls)
-        _set(new, "__dict__", {
-            "chunk_id": chunk_id, "doc_id": doc_id, "doc_name": doc_name, "doc_type": doc_type,
-            "chunk_index": chunk_index, "text": text, "start": start, "end": end,
-            "text_hash": text_hash, "token_count": token_count, "heading_path": heading_path,
-            "page": page, "meta": meta, "vector_rank": None, "vector_sim": None,
-            "lexical_rank": None, "lexical_score": None, "fused": 0.0, "boosts": {}, "score": 0.0,
-            "dropped": None})
+        _set(new, "__dict__", values)
         return new
 
     def replaced(self, **changes: Any) -> "Hit":
@@ -119,7 +119,14 @@ class Hit:
         return d
 
 
-_HIT_FIELDS = frozenset(f.name for f in fields(Hit))
+_HIT_FIELD_NAMES = tuple(f.name for f in fields(Hit))
+_HIT_FIELDS = frozenset(_HIT_FIELD_NAMES)
+# Each field at its default, in order (a required field at None until the row gives it), and the
+# fields whose default is made fresh for each Hit: what ``Hit.stored`` starts from.
+_HIT_TEMPLATE = {f.name: None if f.default is MISSING else f.default for f in fields(Hit)}
+_HIT_FACTORIES = tuple((at, f.name, f.default_factory) for at, f in enumerate(fields(Hit))
+                       if f.default_factory is not MISSING)
+_HIT_REQUIRED = sum(f.default is MISSING and f.default_factory is MISSING for f in fields(Hit))
 
 
 @dataclass(frozen=True)
