@@ -87,18 +87,26 @@ def test_a_question_that_names_nothing_says_so_and_shows_the_closest_passages(no
 
 
 def test_one_long_sentence_and_a_document_of_code_only(library):
-    long = "The pump " + " and the pump ".join(f"moves water number {i}" for i in range(400)) + "."
+    """A run-on sentence of 400 clauses (a transcript without full stops, a legal clause) is
+    quoted by the clause that answers, verbatim and short; a document of code only is never
+    quoted."""
+    clauses = [f"the pump moves water number {i}" for i in range(400)]
+    clauses[217] = "the pump moves olive oil to the press on Sundays"
+    long = "On the farm " + ", and ".join(clauses) + "."
     code = "def boil(kettle):\n    kettle.on()\n    while kettle.temp < 100:\n        wait(1)\n    kettle.off()\n"
     run(library.add([NewDocument("long.txt", text=long, doc_type="txt"),
                      NewDocument("boil.py", text="```python\n" + code + "```\n", doc_type="md")]))
-    for q in ("What does the pump move?", "How does boil turn the kettle off?"):
+    for q in ("What does the pump move to the press on Sundays?", "How does boil turn the kettle off?"):
         a = run(library.ask(q)).to_dict()
         json.dumps(a, allow_nan=False)
         assert a["results"]  # the passages are found and shown
         for s in a["quick"]:  # no sentence over the quoting limit, nothing from the code block
             assert len(s["text"]) <= 600 and "kettle.on()" not in s["text"]
         assert a["quick"] or (a["reason"] in ("not_covered", "no_sentence") and a["message"])
-
+    a = run(library.ask("What does the pump move to the press on Sundays?")).to_dict()
+    top = a["quick"][0]
+    assert "olive oil to the press on Sundays" in top["text"] and len(top["text"]) <= 300
+    assert long[top["start"]:top["end"]] == top["text"] and top["doc_name"] == "long.txt"
 
 
 def test_a_source_file_is_quoted_from_its_comments_and_docstrings_never_its_code(library):

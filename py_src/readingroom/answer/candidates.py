@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..text import sentences
+from . import clauses
 from ..text.line_kinds import PROGRAM_TYPES, looks_like_code, not_a_sentence
 from ..text.program_text import split_any
 from ..search.fts import terms
@@ -24,7 +25,7 @@ from ..records import Hit, Span
 
 MAX_SENTENCES = 24  # one embedding batch; 40 cost 1.1 s in the page for the same held-back figure (answer_curves.candidate_curve)
 MIN_WORDS = 4  # "See below." answers nothing
-MAX_CHARS = 600  # a sentence longer than this is a paragraph the splitter could not cut
+MAX_CHARS = 600  # a sentence longer than this is quoted by its clauses (clauses.py)
 MAX_CODE_AFTER = 240  # the code a lead-in sentence introduces is quoted with it up to this length (a command, not a listing)
 FIRST_TURN = 3  # each passage's first sentences by words, before any passage gets more
 
@@ -206,15 +207,28 @@ def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int, st
             continue
         last = with_list(units, i)
         start, end = with_term(units, i, span.text), units[last].end
-        text = span.text[start:end]
-        if len(text.split()) < MIN_WORDS or len(text) > MAX_CHARS or not_a_sentence(text) \
-                or (program and looks_like_code(text)):
+        if end - start > MAX_CHARS:  # too long to quote whole: its clauses, each on its own
+            for a, b in clauses.pieces(span.text, s.start, s.end):
+                got = _placed(span, ps, a, b, program)
+                out.extend([(*got, "", 0)] if got else [])
             continue
-        a, b = to_document(ps, start), to_document(ps, end, end=True)
-        if a is None or b is None or b[0] - a[0] != end - start:
-            continue  # it crosses text the document does not have: not verbatim
-        out.append((text, a[0], b[0], a[1], *_after(span, ps, units, last, end, b[0])))
+        got = _placed(span, ps, start, end, program)
+        if got:
+            out.append((*got, *_after(span, ps, units, last, end, got[2])))
     return out
+
+
+def _placed(span: Span, ps: Sequence[Piece], start: int, end: int, program: bool) -> tuple[str, int, int, int] | None:
+    """(text, doc start, doc end, chunk id) of ``span.text[start:end]`` if it is quotable and
+    verbatim in the document."""
+    text = span.text[start:end]
+    if len(text.split()) < MIN_WORDS or len(text) > MAX_CHARS or not_a_sentence(text) \
+            or (program and looks_like_code(text)):
+        return None
+    a, b = to_document(ps, start), to_document(ps, end, end=True)
+    if a is None or b is None or b[0] - a[0] != end - start:
+        return None  # it crosses text the document does not have: not verbatim
+    return text, a[0], b[0], a[1]
 
 
 def candidates(query: str, spans: Sequence[Span], pieces: Sequence[Sequence[Piece]],
