@@ -44,7 +44,8 @@ def test_the_answer_json(notes):
     assert set(a) == KEYS
     assert (a["covered"], a["reason"], a["message"]) == (True, None, None)
     top = a["quick"][0]
-    assert set(top) == {"text", "n", "doc_name", "doc_id", "chunk_id", "start", "end", "score"}
+    assert set(top) == {"text", "n", "doc_name", "doc_id", "chunk_id", "start", "end", "score", "header"}
+    assert top["header"] == ""  # a sentence; a table row has its table's header row here
     assert DOCS[0].text[top["start"]:top["end"]] == top["text"] and "white vinegar" in top["text"]
     assert a["standalone_query"] == a["question"] == "How often should I descale the kettle?"
     assert a["messages"][0]["role"] == "system" and a["context"].strip() in a["messages"][0]["content"]

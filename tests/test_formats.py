@@ -38,6 +38,24 @@ def test_a_question_only_each_file_answers_finds_that_file(library):
         assert top.to_dict()["place"].startswith(place)
 
 
+def test_each_files_question_is_answered_by_the_sentence_or_table_row_that_holds_it(library):
+    """The quick answer quotes the fact from every format: a sentence, or, from a sheet, a CSV
+    or a Word table, the row that holds it (verbatim, its header row given above it)."""
+    run(library.add([NewDocument(name, data=data) for name, data, *_ in GOOD]))
+    for name, data, question, phrase, _place in GOOD:
+        a = run(library.ask(question)).to_dict()
+        assert a["covered"] and a["quick"], (question, a["reason"])
+        top = a["quick"][0]
+        _doc, text, _chunks = prepare_document(NewDocument(name, data=data), ChunkSettings())
+        assert (top["doc_name"], phrase in top["text"]) == (name, True), (question, top)
+        assert text[top["start"]:top["end"]] == top["text"]
+        if top["header"]:  # a row: its own line, under the header row of its table
+            assert top["text"].startswith("| ") and top["text"].endswith(" |") and "\n" not in top["text"]
+            assert top["header"] + "\n|---" in text and top["header"].count("|") == top["text"].count("|")
+    headed = [run(library.ask(q)).to_dict()["quick"][0]["header"] for n, _d, q, *_ in GOOD if n.endswith(("xlsx", "csv", "ods"))]
+    assert headed == ["| Region | Manager | Revenue |", "| city | river | population |", "| Part | Count |"]
+
+
 def test_structure_is_kept():
     docx = extract("report.docx", formats.docx_bytes())
     paths = [s.heading_path for s in docx.sections]

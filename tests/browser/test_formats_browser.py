@@ -65,6 +65,21 @@ def test_every_format_in_the_page_reads_as_natively_and_answers_with_its_place(s
         top = r["results"][0]
         assert (top["doc_name"], phrase in top["text"]) == (name, True), (question, top["doc_name"])
         assert top["place"].startswith(place), top["place"]
+    # A fact in a sheet is answered by its row, quoted under the sheet's header row.
+    n = pg.locator("#chat-log .chat-turn").count() + 1
+    pg.check("#mode-ask")
+    pg.fill("#query", "Who manages Atlantis?")
+    pg.press("#query", "Enter")
+    pg.wait_for_function("(id) => ['answered', 'done', 'stopped', 'interrupted', 'error'].includes(document.getElementById(id)?.dataset.state)",
+                         arg=f"chat-{n}", timeout=120_000)
+    card = pg.evaluate("""(id) => {
+        const t = document.getElementById(id);
+        const all = (s) => [...t.querySelectorAll(s)].map((n) => n.textContent);
+        return {head: all('.quick .quick-table-head'), row: all('.quick .quick-row .quick-sentence'),
+                cites: all('.quick .quick-row .chat-cite')};
+    }""", f"chat-{n}")
+    assert card["head"][0] == "| Region | Manager | Revenue |", card
+    assert card["row"][0] == "| Atlantis | Captain Nemo | 777777 |" and card["cites"], card
 
 
 def test_bad_files_in_the_page_get_their_typed_reason_and_nothing_is_stored(shared):

@@ -193,11 +193,16 @@ export function renderTurn(li, turn, on) {
   if (answer?.message && (answer.reason || !quick.length)) card.append(h('p', { class: 'reason', text: answer.message }));
   if (quick.length) {
     const p = h('p', { class: 'quick' });
+    let table = null; // a table row is quoted under its header row, shown once for its table's rows
     for (const q of quick) {
       const src = sources[q.n - 1];
-      p.append(h('span', { class: 'quick-sentence', text: q.text }));
-      if (src) p.append(' [', citeButton(q.n, src, q, on.open), ']');
-      p.append(' ');
+      const head = q.header ? `${q.doc_id}\n${q.header}` : null;
+      if (head && head !== table) p.append(h('span', { class: 'quick-table-head', text: q.header }));
+      table = head;
+      const line = head ? h('span', { class: 'quick-row' }) : p;
+      line.append(h('span', { class: 'quick-sentence', text: q.text }));
+      if (src) line.append(' [', citeButton(q.n, src, q, on.open), ']');
+      p.append(...(line === p ? [' '] : [line]));
     }
     card.append(h('p', { class: 'quick-label', text: answer.remote ? `From the remote library at ${answer.remote.origin}` : 'From your documents' }), p);
   }

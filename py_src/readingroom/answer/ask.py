@@ -116,7 +116,7 @@ async def embed_candidates(embedder: Embedder | None, query: str, cands: Sequenc
     if cancelled():
         raise Cancelled("a newer question replaced this one")
     try:
-        got = await embedder.embed([query] + [c.text for c in cands])
+        got = await embedder.embed([query] + [c.scored_text for c in cands])
     except EmbedderError as e:
         return None, None, e.kind
     return got[0], got[1:], None
@@ -175,7 +175,7 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
     sent = result.packed if own["model_budget"] is None else pack.prefix(result.packed, own["model_budget"])
     out.messages = prompt.messages(q, pack.context_text(sent), turns, own["history_budget"])
     out.model_passages, out.model_tokens, out.model_budget = len(sent.spans), sent.tokens, sent.budget
-    out.brief_messages = prompt.brief_messages(q, [(s.n, s.text) for s in out.quick])
+    out.brief_messages = prompt.brief_messages(q, [(s.n, s.reads or s.text) for s in out.quick])
     lap("select")
     return _done(out, ms, t0, ev)
 

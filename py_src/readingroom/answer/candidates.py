@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..text import sentences
-from . import clauses
+from . import clauses, rows
 from ..text.line_kinds import PROGRAM_TYPES, looks_like_code, not_a_sentence
 from ..text.program_text import split_any
 from ..search.fts import terms
@@ -51,6 +51,12 @@ class Candidate:
     before: str = ""  # the prose sentence before it in the passage ("" for the first)
     after: str = ""  # the prose sentence right after it in the same passage, with the space between ("" if none)
     after_end: int = 0  # the document offset where ``after`` ends
+    header: str = ""  # a table row's header row, shown above it ("" for a sentence)
+    reads: str = ""  # what the scorer reads instead of ``text`` (a row: "Column: value; ..."; "" = text)
+
+    @property
+    def scored_text(self) -> str:
+        return self.reads or self.text
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -195,14 +201,20 @@ def _after(span: Span, ps: Sequence[Piece], units: Sequence[sentences.Sentence],
     return text, b[0]
 
 
-def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int, str, int]]:
-    """(text, doc start, doc end, chunk id, the sentence after it, its end) of each quotable
-    sentence of a span, in order; a lead-in sentence comes with the list it introduces (its
-    items are also quotable alone), a definition with its term."""
+def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int, str, int, str, str]]:
+    """(text, doc start, doc end, chunk id, the sentence after it, its end, a row's header, how
+    a row reads) of each quotable sentence of a span, in order; a lead-in sentence comes with
+    the list it introduces (its items are also quotable alone), a definition with its term, a
+    table row with its header."""
     out = []
     units = split_any(span.text, span.doc_type)  # a source file's sentences are its comments
     program = span.doc_type in PROGRAM_TYPES
     for i, s in enumerate(units):
+        if s.kind == sentences.TABLE:  # a pipe table's rows, each read with its header (rows.py)
+            for r in rows.rows(span.text, s.start, s.end):
+                got = _placed(span, ps, r.start, r.end, False, r.reads)
+                out.extend([(*got, "", 0, r.header, r.reads)] if got else [])
+            continue
         if s.kind not in (sentences.PROSE, sentences.ITEM):
             continue
         last = with_list(units, i)
@@ -210,19 +222,21 @@ def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int, st
         if end - start > MAX_CHARS:  # too long to quote whole: its clauses, each on its own
             for a, b in clauses.pieces(span.text, s.start, s.end):
                 got = _placed(span, ps, a, b, program)
-                out.extend([(*got, "", 0)] if got else [])
+                out.extend([(*got, "", 0, "", "")] if got else [])
             continue
         got = _placed(span, ps, start, end, program)
         if got:
-            out.append((*got, *_after(span, ps, units, last, end, got[2])))
+            out.append((*got, *_after(span, ps, units, last, end, got[2]), "", ""))
     return out
 
 
-def _placed(span: Span, ps: Sequence[Piece], start: int, end: int, program: bool) -> tuple[str, int, int, int] | None:
-    """(text, doc start, doc end, chunk id) of ``span.text[start:end]`` if it is quotable and
-    verbatim in the document."""
+def _placed(span: Span, ps: Sequence[Piece], start: int, end: int, program: bool,
+            reads: str = "") -> tuple[str, int, int, int] | None:
+    """(text, doc start, doc end, chunk id) of ``span.text[start:end]`` if it is quotable
+    (``reads``: as the scorer reads it) and verbatim in the document."""
     text = span.text[start:end]
-    if len(text.split()) < MIN_WORDS or len(text) > MAX_CHARS or not_a_sentence(text) \
+    words = reads or text
+    if len(words.split()) < MIN_WORDS or len(text) > MAX_CHARS or not_a_sentence(words) \
             or (program and looks_like_code(text)):
         return None
     a, b = to_document(ps, start), to_document(ps, end, end=True)
@@ -244,10 +258,10 @@ def candidates(query: str, spans: Sequence[Span], pieces: Sequence[Sequence[Piec
         sim = sims[i] if i < len(sims) else None
         pw = lexical_share(q, span.text)
         heading = " > ".join(p for path in span.heading_paths[:1] for p in path)
-        cands = [Candidate(t, i + 1, span.doc_name, span.doc_id, cid, a, b, lexical_share(q, t), j,
+        cands = [Candidate(t, i + 1, span.doc_name, span.doc_id, cid, a, b, lexical_share(q, reads or t), j,
                            len(found), sim, span.score / top, pw, heading, found[j - 1][0] if j else "",
-                           after, after_end)
-                 for j, (t, a, b, cid, after, after_end) in enumerate(found)]
+                           after, after_end, header, reads)
+                 for j, (t, a, b, cid, after, after_end, header, reads) in enumerate(found)]
         cands.sort(key=lambda c: -c.lexical)  # stable: ties keep document order
         per_span.append(cands)
     out: list[Candidate] = []

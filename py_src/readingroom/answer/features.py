@@ -161,25 +161,26 @@ def matrix(q: Question, cands: Sequence[Candidate], cos: np.ndarray | None = Non
         return np.zeros((0, len(NAMES)), dtype=np.float32)
     cos = np.zeros(n) if cos is None else np.asarray(cos, dtype=np.float64)
     before = [lexical_share(q.terms, c.before) if c.before else 0.0 for c in cands]
-    idf = weighted_shares(q.terms, [c.text for c in cands])
+    idf = weighted_shares(q.terms, [c.scored_text for c in cands])
     shares = [c.lexical for c in cands]
     kinds = [float(q.kind == k) for k in KINDS]
     qn = math.log(1 + len(q.terms))
     rows = []
     for i, c in enumerate(cands):
-        words = _content(c.text)
+        text = c.scored_text  # a table row is read as "Column: value; ..."
+        words = _content(text)
         pair = len(q.pairs & _pairs(words)) / len(q.pairs) if q.pairs else 0.0
         hw = words_of(c.heading) if c.heading else set()
         heading = (sum(stem(t) in hw for t in q.terms) / len(q.terms)) if q.terms and hw else 0.0
-        nw = len(c.text.split())
-        code = sum(ch in _CODE for ch in c.text) / max(1, len(c.text))
-        f = _flags(c.text)
+        nw = len(text.split())
+        code = sum(ch in _CODE for ch in text) / max(1, len(text))
+        f = _flags(text)
         yr, mo, num, place, name, reason, decides, defines = f
         rows.append([
             cos[i], cos[i] - cos.max(), before[i], c.passage_sim or 0.0, 1.0 / c.n, c.passage_score,
             idf[i], idf[i] - max(idf), shares[i], shares[i] - max(shares), pair, c.passage_words,
             heading, float(c.index == 0), c.index / max(1, c.count - 1) if c.count > 1 else 0.0,
-            math.log(1 + nw), float(leads_in(c.text)), float(c.text.rstrip().endswith("?")),
+            math.log(1 + nw), float(leads_in(text)), float(text.rstrip().endswith("?")),
             code, qn, *kinds, *f,
             kinds[1] * max(yr, mo), kinds[3] * num, kinds[0] * name, kinds[2] * place,
             kinds[4] * reason, kinds[7] * decides, kinds[7] * defines,

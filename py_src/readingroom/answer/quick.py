@@ -44,9 +44,13 @@ class Quick:
     start: int
     end: int
     score: float  # the sentence model's logit
+    header: str = ""  # a table row's header row, verbatim from the same table ("" for a sentence)
+    reads: str = ""  # a table row as a sentence ("Column: value; ..."), for a model's notes
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        d = dict(self.__dict__)
+        del d["reads"]  # the model's notes are built from it here; the page shows text and header
+        return d
 
 
 @dataclass(frozen=True)
@@ -145,5 +149,5 @@ def select(s: Scored, limit: int = MAX_QUICK, continue_below: int | None = None)
             continue
         text, end = _quote(c, not chosen, below)
         chosen.append(Quick(text, c.n, c.doc_name, c.doc_id, c.chunk_id, c.start, end,
-                            round(float(s.logits[i]), 4)))
+                            round(float(s.logits[i]), 4), c.header, c.reads))
     return chosen

@@ -47,7 +47,12 @@ def print_answer(d: dict, out=sys.stdout) -> None:
         print(f"Searched for: {d['standalone_query']}", file=out)
     if d["message"]:
         print(d["message"], file=out)
+    shown = None  # a table's header row, printed once above its rows
     for q in d["quick"]:
+        header = (q["doc_id"], q.get("header")) if q.get("header") else None
+        if header and header != shown:
+            print(q["header"], file=out)
+        shown = header
         print(f"{_flat(q['text'])} [{q['n']}]", file=out)
     cited = {c["n"]: d["results"][c["result"]] for c in d["citations"] if c["result"] is not None}
     if cited:
