@@ -1,4 +1,5 @@
-"""The sentences the quick answer may quote: prose sentences of every packed passage.
+"""The sentences the quick answer may quote: prose sentences of every packed passage, the
+pieces of a sentence too long to quote whole (``clauses``) and a table's rows (``rows``).
 
 Each is a verbatim extract placed in its document (offsets and chunk), with what the scorer
 needs to know of where it sits: its passage's ``[n]``, the passage's retrieval scores, its

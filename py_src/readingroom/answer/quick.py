@@ -2,7 +2,8 @@
 
 Shown the moment retrieval returns, before (or instead of) any language model, so it must be
 fast and it must never say what the documents do not: every sentence is a verbatim extract,
-with its ``[n]`` and its place in the document (so the reader can highlight it). Sentences are
+with its ``[n]`` and its place in the document (so the reader can highlight it); a table row
+comes with its table's header row (``header``). Sentences are
 scored by the learned sentence model (``model``) over ``features``; the best is shown, and up
 to two more whose share of the softmax is close to the best's.
 
