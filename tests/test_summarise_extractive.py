@@ -77,7 +77,6 @@ def test_redundant_sentences_are_not_both_picked():
 
 @pytest.mark.parametrize("text, note", [
     ("", "no_prose"),
-    ("| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n", "no_prose"),
     ("    def f(x):\n        return x * 2\n\n    print(f(3))\n", "no_prose"),
     ("Only one sentence lives in this short note today.", "one_sentence"),
 ])
@@ -85,6 +84,28 @@ def test_bad_documents_give_a_note_not_an_exception(text, note):
     ex = summarise(parts_of(text, "md"), None)
     assert ex.note == note
     assert len(ex.points) == (1 if note == "one_sentence" else 0)
+
+
+def test_a_document_of_tables_is_outlined_by_its_tables():
+    """A sheet or a CSV has no sentence: its summary is each table once, its header row
+    verbatim under its sheet, with the rows of every piece counted once (pieces repeat the
+    header; chunks overlap)."""
+    head = "| Region | Manager |\n|---|---|\n"
+    rows = [f"| Region {n} | Manager {n} |" for n in range(1, 6)]
+    a = head + "\n".join(rows[:3])
+    b = head + "\n".join(rows[3:])  # the next piece, its header repeated
+    doc = a + "\n\n" + b + "\n\n| Topic | Remark |\n|---|---|\n| Audit | in May |"
+    at = len(a) + 2 + len(b) + 2
+    parts = [Part(1, 0, a, 0, ("Sheet Q3", "Rows 2–4")), Part(2, 1, b, len(a) + 2, ("Sheet Q3", "Rows 5–6")),
+             Part(3, 2, b, len(a) + 2, ("Sheet Q3", "Rows 5–6")),  # overlaps the one before
+             Part(4, 3, doc[at:], at, ("Sheet Notes",))]
+    ex = summarise(parts, None)
+    assert ex.note is None and [(p.text, p.rows, p.section) for p in ex.points] == [
+        ("| Region | Manager |", 5, ("Sheet Q3",)), ("| Topic | Remark |", 1, ("Sheet Notes",))]
+    assert all(doc[p.start:p.end] == p.text for p in ex.points)
+    block = {"doc_name": "budget.xlsx", "sections": outline.sections(outline.number(ex.points, 1, 7, "budget.xlsx"))}
+    assert outline.as_text(block) == ["budget.xlsx", "  Sheet Q3", "    - | Region | Manager | (5 rows) [1]",
+                                      "  Sheet Notes", "    - | Topic | Remark | (1 row) [2]"]
 
 
 def test_comparison_pairs_what_both_say_and_lists_the_rest(embedder):

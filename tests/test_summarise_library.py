@@ -91,12 +91,21 @@ def test_comparison_pairs_points_and_lists_the_rest(lib):
     assert {p["a"] for p in c["pairs"]} | set(c["only_a"]) == a_ns
 
 
-@pytest.mark.parametrize("name, note", [("table.md", "no_prose"), ("code.py", "no_prose"),
-                                        ("one.md", "one_sentence")])
+@pytest.mark.parametrize("name, note", [("code.py", "no_prose"), ("one.md", "one_sentence")])
 def test_documents_with_nothing_to_summarise_say_why(lib, name, note):
     d = run(lib.summarise([ids(lib)[name]])).to_dict()
     assert d["summary"]["documents"][0]["note"] == note
     assert d["message"] and name in d["message"]
+
+
+def test_a_document_of_tables_is_summarised_by_its_tables(lib):
+    """A table has no sentence to quote; its summary is its header row and how many rows it has
+    (before: "holds no sentence to quote")."""
+    d = run(lib.summarise([ids(lib)["table.md"]])).to_dict()
+    [block] = d["summary"]["documents"]
+    [point] = [p for s in block["sections"] for p in s["points"]]
+    assert (block["note"], d["reason"], point["text"], point["rows"]) == (None, None, "| a | b |", 2)
+    assert (point["start"], point["end"]) == (0, len("| a | b |"))
 
 
 def test_a_source_file_is_summarised_from_its_docstrings_and_comments(lib):

@@ -13,7 +13,8 @@ from readingroom import Library, NewDocument
 DOCS = [NewDocument("try.txt", text=topics["try"], doc_type="txt"),
         NewDocument("while.txt", text=topics["while"], doc_type="txt"),
         NewDocument("for.txt", text=topics["for"], doc_type="txt"),
-        NewDocument("table.md", text="| a | b |\n|---|---|\n| 1 | 2 |\n", doc_type="md")]
+        NewDocument("table.md", text="| a | b |\n|---|---|\n| 1 | 2 |\n", doc_type="md"),
+        NewDocument("code.md", text="```python\nprint(1)\n```\n", doc_type="md")]
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +64,10 @@ def test_postgres_bad_inputs_are_reasons(both):
     i = ids(pg)
     d = run(pg.summarise([i["try.txt"], i["try.txt"]], {"kind": "compare"})).to_dict()
     assert d["reason"] == "same_document"
-    d = run(pg.summarise([i["table.md"]])).to_dict()
+    d = run(pg.summarise([i["code.md"]])).to_dict()
     assert d["summary"]["documents"][0]["note"] == "no_prose" and d["reason"] == "no_sentence"
+    d = run(pg.summarise([i["table.md"]])).to_dict()  # a table: its header row and its rows' count
+    [point] = d["summary"]["documents"][0]["sections"][0]["points"]
+    assert (d["reason"], point["text"], point["rows"]) == (None, "| a | b |", 1)
     d = run(pg.summarise(list(range(1, 201)))).to_dict()
     assert "first 20 of 200" in d["message"]

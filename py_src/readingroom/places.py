@@ -28,6 +28,11 @@ def rows_heading(first: int, last: int) -> str:
     return f"Rows {first}–{last}"
 
 
+def without_rows(heading_path) -> tuple[str, ...]:
+    """A heading path without the "Rows 2–40" a piece of a long table adds: the table's own place."""
+    return tuple(h for h in heading_path or () if not _ROWS.match(h))
+
+
 def label(doc_name: str, doc_type: str, heading_path, page: int | None = None) -> str:
     """The place of a chunk or span: the file's base name, then where in it."""
     base = re.split(r"[\\/]", doc_name)[-1] if doc_name else ""

@@ -109,3 +109,19 @@ def test_debug_view_says_a_plain_question_went_to_passages(page):
                            timeout=WAIT_MS)
     assert page.locator("#chat-log .answer-route").first.text_content() == \
         "route: passages · the question asks no summary or comparison"
+
+
+def test_a_spreadsheet_is_summarised_by_its_table(page):
+    """A CSV has no sentence to quote: Summarise shows its header row and how many rows it has,
+    and [1] opens the Reader at that header row (before: "holds no sentence to quote")."""
+    csv = b"city,river,population\n" + b"".join(b"City %d,River %d,%d\n" % (n, n, n * 100) for n in range(1, 41))
+    add_files(page, [{"name": "cities.csv", "mimeType": "text/csv", "buffer": csv}], expect_documents=1)
+    page.click("#document-list .doc-row[data-name='cities.csv'] button.summarise")
+    turns_with_summary(page).first.wait_for(timeout=WAIT_MS)
+    block = page.locator("#chat-log .summary-block").first
+    assert block.locator(".summary-note").count() == 0
+    assert block.locator(".summary-table .summary-text").all_inner_texts() == ["| city | river | population |"]
+    assert block.locator(".summary-table .summary-rows").all_inner_texts() == [" (40 rows)"]
+    block.locator(".summary-point button.chat-cite").first.click()
+    page.locator("#reader").wait_for(state="visible")
+    assert page.locator("#reader .sentence").inner_text().strip() == "| city | river | population |"

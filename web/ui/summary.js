@@ -6,8 +6,10 @@
 import { h, headingText } from './dom.js';
 
 function pointItem(p, cite) {
-  return h('li', { class: 'summary-point', dataset: { n: String(p.n) } },
-    h('span', { class: 'summary-text', text: p.text }), ' [', cite(p.n, p), ']');
+  // a table-only document's point is a table: its header row, and how many rows it has
+  const rows = p.rows ? h('span', { class: 'summary-rows', text: ` (${p.rows.toLocaleString('en')} row${p.rows === 1 ? '' : 's'})` }) : null;
+  return h('li', { class: p.rows ? 'summary-point summary-table' : 'summary-point', dataset: { n: String(p.n) } },
+    h('span', { class: 'summary-text', text: p.text }), rows, ' [', cite(p.n, p), ']');
 }
 
 function outlineOf(doc, cite) {

@@ -1,5 +1,5 @@
 """The sentences the quick answer may quote: prose sentences of every packed passage, the
-pieces of a sentence too long to quote whole (``clauses``) and a table's rows (``rows``).
+pieces of a sentence too long to quote whole (``clauses``) and a table's rows (``text.table_rows``).
 
 Each is a verbatim extract placed in its document (offsets and chunk), with what the scorer
 needs to know of where it sits: its passage's ``[n]``, the passage's retrieval scores, its
@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..text import sentences
-from . import clauses, rows
+from ..text import sentences, table_rows
+from . import clauses
 from ..text.line_kinds import PROGRAM_TYPES, looks_like_code, not_a_sentence
 from ..text.program_text import split_any
 from ..search.fts import terms
@@ -211,8 +211,8 @@ def _prose(span: Span, ps: Sequence[Piece]) -> list[tuple[str, int, int, int, st
     units = split_any(span.text, span.doc_type)  # a source file's sentences are its comments
     program = span.doc_type in PROGRAM_TYPES
     for i, s in enumerate(units):
-        if s.kind == sentences.TABLE:  # a pipe table's rows, each read with its header (rows.py)
-            for r in rows.rows(span.text, s.start, s.end):
+        if s.kind == sentences.TABLE:  # a pipe table's rows, each read with its header (text/table_rows.py)
+            for r in table_rows.rows(span.text, s.start, s.end):
                 got = _placed(span, ps, r.start, r.end, False, r.reads)
                 out.extend([(*got, "", 0, r.header, r.reads)] if got else [])
             continue

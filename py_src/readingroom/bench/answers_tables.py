@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from ..aio import run as run_sync
-from ..answer import rows as table_rows
+from ..text import table_rows
 from ..ingest.add import NewDocument
 from .stats import load_average as load, summary
 

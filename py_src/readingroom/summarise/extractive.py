@@ -24,16 +24,17 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 import numpy as np
 
-from ..text import sentences as _sentences
+from ..places import without_rows
+from ..text import sentences as _sentences, table_rows
 from ..text.program_text import split_any
 from .centrality import bag, cosine, embedding, graph_rank, idf_of, weigh
 
-VERSION = 3  # of the algorithm: a stored summary of another version is computed again (3: a source file's comments)
+VERSION = 4  # of the algorithm: a stored summary of another version is computed again (3: a source file's comments; 4: a table-only document's tables)
 MIN_WORDS, MAX_WORDS = 6, 70  # a quotable sentence: a thought, not a label or a whole page
 POOL = 20  # candidates per sentence wanted that go on to the redundancy pass
 REDUNDANCY = 0.6  # MMR's weight on closeness to what is already picked
@@ -68,16 +69,17 @@ class Point:
     section: tuple[str, ...]  # the heading path the outline shows it under
     page: int | None = None
     score: float = 0.0
+    rows: int = 0  # a table's header row: how many data rows the table has (0: a sentence)
 
     def to_dict(self) -> dict:
         return {"text": self.text, "start": self.start, "end": self.end, "chunk_id": self.chunk_id,
                 "chunk_index": self.chunk_index, "section": list(self.section), "page": self.page,
-                "score": round(self.score, 4)}
+                "score": round(self.score, 4), "rows": self.rows}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Point":
         return cls(d["text"], d["start"], d["end"], d["chunk_id"], d["chunk_index"],
-                   tuple(d.get("section") or ()), d.get("page"), d.get("score", 0.0))
+                   tuple(d.get("section") or ()), d.get("page"), d.get("score", 0.0), d.get("rows", 0))
 
 
 @dataclass
@@ -160,6 +162,36 @@ def candidates(parts: Sequence[Part], keys: Sequence[tuple[str, ...]],
     return out, list(order)
 
 
+def tables(parts: Sequence[Part], doc_type: str = "") -> list[Point]:
+    """A document of tables only (a sheet, a CSV): each table once, as its header row (verbatim,
+    under its sheet or section, without the "Rows 2–40" of a piece) with how many data rows it
+    has, the rows of its pieces in later chunks counted in (every piece repeats the header)."""
+    found: dict[tuple[tuple[str, ...], str], Point] = {}
+    seen: set[int] = set()  # chunks overlap: a row is counted once, by its place in the document
+    for p in parts:
+        for s in split_any(p.text, doc_type):
+            if s.kind != _sentences.TABLE:
+                continue
+            got = table_rows.rows(p.text, s.start, s.end)
+            if not got or not got[0].header:
+                continue
+            new = [r for r in got if p.start + r.start not in seen]
+            seen.update(p.start + r.start for r in new)
+            section = without_rows(p.heading_path)
+            key = (section, got[0].header)
+            if not new:
+                continue  # the same rows through an overlapping chunk
+            if key in found:
+                found[key] = replace(found[key], rows=found[key].rows + len(new))
+                continue
+            line = p.text[s.start:s.end].split("\n", 1)[0].rstrip()
+            if line.strip() != got[0].header:
+                continue
+            found[key] = Point(line, p.start + s.start, p.start + s.start + len(line), p.chunk_id, p.index,
+                               section, p.page, 0.0, len(new))
+    return list(found.values())
+
+
 _RULE = re.compile(r"[ \t]*\r?\n[ \t]*([=*\-~^#+])\1{2,}[ \t]*(?:\r?\n|$)")
 
 
@@ -180,7 +212,8 @@ def summarise(parts: Sequence[Part], vectors: np.ndarray | None, length: int | N
     cands, sections = candidates(parts, keys, doc_type)
     out = Extract(sentences=len(cands), sections=len(sections), tokens=tokens)
     if not cands:
-        out.note = "no_prose"
+        out.points = tables(parts, doc_type)
+        out.note = None if out.points else "no_prose"
         return out
     _score(cands, parts, keys, vectors)
     picked = _pick(cands, len(sections), tokens_by_section(cands, len(sections)), want)

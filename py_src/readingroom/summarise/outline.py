@@ -43,5 +43,6 @@ def as_text(block: dict, cited_by_n: dict[int, dict] | None = None) -> list[str]
         if head:
             lines.append(f"  {head}")
         for p in sec["points"]:
-            lines.append(f"    - {' '.join(p['text'].split())} [{p['n']}]")
+            rows = f" ({p['rows']:,} row{'s' if p['rows'] != 1 else ''})" if p.get("rows") else ""  # a table, by its header row
+            lines.append(f"    - {' '.join(p['text'].split())}{rows} [{p['n']}]")
     return lines

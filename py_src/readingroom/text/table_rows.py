@@ -1,4 +1,4 @@
-"""A table's rows as answers: "What was the travel budget in Q3?" is answered by a row.
+"""A pipe table's data rows: "What was the travel budget in Q3?" is answered by a row.
 
 Every reader (CSV, spreadsheets, Word, HTML, Markdown) writes a table as a Markdown pipe table,
 its header row first and a ``|---|`` line under it, and repeats that header in every piece of a

@@ -1,8 +1,8 @@
-"""``answer.rows``: a pipe table's data rows, each verbatim and read with its header."""
+"""``text.table_rows``: a pipe table's data rows, each verbatim and read with its header."""
 
 from __future__ import annotations
 
-from readingroom.answer.rows import cells, reading, rows
+from readingroom.text.table_rows import cells, reading, rows
 
 TABLE = "| Item | Amount \\| currency |\n|---|---|\n| Printer toner | 120 EUR |\n|  | 7 |\n| Paper |  |"
 
