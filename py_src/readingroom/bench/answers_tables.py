@@ -110,6 +110,7 @@ def evaluate(root: Path, tables: int, split: str = SPLIT) -> dict:
 
     items, paths = questions(root, tables, split)
     raws = {p: (root / p).read_bytes() for p in paths}
+    cells = {p: cells_of(raw) for p, raw in raws.items()}  # each table's cells, read once
     with tempfile.TemporaryDirectory(prefix="rr-tables-") as tmp:
         lib = Library.open(Path(tmp) / "tables.sqlite")
         try:
@@ -122,7 +123,7 @@ def evaluate(root: Path, tables: int, split: str = SPLIT) -> dict:
             for it in items:
                 t1 = time.perf_counter()
                 a = run_sync(lib.ask(it["question"])).to_dict()
-                cell = all(norm(x) in cells_of(raws[it["table"]]) for x in it["answers"])
+                cell = all(norm(x) in cells[it["table"]] for x in it["answers"])
                 recs.append(record(it, a, (time.perf_counter() - t1) * 1000, cell))
             chunks = lib.status().get("chunks")
         finally:
