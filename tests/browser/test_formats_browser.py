@@ -80,6 +80,13 @@ def test_every_format_in_the_page_reads_as_natively_and_answers_with_its_place(s
     }""", f"chat-{n}")
     assert card["head"][0] == "| Region | Manager | Revenue |", card
     assert card["row"][0] == "| Atlantis | Captain Nemo | 777777 |" and card["cites"], card
+    # Exported, the row stays a Markdown table under its header row, its [n] in a Source column.
+    with pg.expect_download() as info:
+        pg.click("#export-conversation")
+    lines = open(info.value.path(), encoding="utf-8").read().splitlines()
+    at = lines.index("| Region | Manager | Revenue | Source |")
+    assert lines[at + 1] == "| --- | --- | --- | --- |", lines
+    assert lines[at + 2] == f"| Atlantis | Captain Nemo | 777777 | [{card['cites'][0]}] |", lines
 
 
 def test_bad_files_in_the_page_get_their_typed_reason_and_nothing_is_stored(shared):

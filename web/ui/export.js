@@ -5,6 +5,50 @@ import { sourcesOf, whereText } from './answer.js';
 import { headingText } from './dom.js';
 import { splitCitations } from '../chat/prompt.js';
 
+const PIPE = /(?<!\\)\|/;
+
+/** A pipe-table line's cell count ("| a | b |" and "a | b" both 2). */
+function cellCount(line) {
+  const parts = line.trim().split(PIPE);
+  return parts.length - (parts[0].trim() ? 0 : 1) - (parts.length > 1 && !parts.at(-1).trim() ? 1 : 0);
+}
+
+/** A table line with one more cell at its end, after any cells it lacks to reach ``columns``. */
+function withCell(line, columns, cell) {
+  const body = line.trim().replace(/\s*(?<!\\)\|\s*$/, '').replace(/^(?!\|)/, '| ');
+  return `${body}${' |'.repeat(Math.max(0, columns - cellCount(line)))} | ${cell} |`;
+}
+
+/** The quick answer's lines: its sentences in one paragraph each run; a table's rows as a Markdown
+ * table under their header row (once for consecutive rows of one table), with a Source column for
+ * each row's [n], since text after a row's last cell is not part of the table. */
+function quickMarkdown(quick) {
+  const out = ['**From your documents:**', ''];
+  let prose = [];
+  let table = null;
+  let columns = 0;
+  const flush = () => { if (prose.length) out.push(prose.join(' '), ''); prose = []; };
+  for (const q of quick) {
+    const head = q.header ? `${q.doc_id}\n${q.header}` : null;
+    if (head !== table && table) out.push('');
+    if (!head) {
+      table = null;
+      prose.push(`${q.text} [${q.n}]`);
+      continue;
+    }
+    flush();
+    if (head !== table) {
+      columns = cellCount(q.header);
+      out.push(withCell(q.header, columns, 'Source'), `|${' --- |'.repeat(columns + 1)}`);
+    }
+    table = head;
+    out.push(withCell(q.text, columns, `[${q.n}]`));
+  }
+  flush();
+  if (table) out.push('');
+  return out;
+}
+
 /** The Markdown text of a conversation record (api/conversations.js). */
 export function conversationMarkdown(conversation) {
   const lines = [`# ${conversation.title || 'Conversation'}`, '',
@@ -16,7 +60,7 @@ export function conversationMarkdown(conversation) {
     if (searched && searched !== turn.question) lines.push(`_Searched for: ${searched}_`, '');
     if (answer?.message && (answer.reason || !answer.quick?.length)) lines.push(answer.message, '');
     const quick = answer?.quick ?? [];
-    if (quick.length) lines.push(`**From your documents:** ${quick.map((q) => `${q.text} [${q.n}]`).join(' ')}`, '');
+    if (quick.length) lines.push(...quickMarkdown(quick));
     if (turn.generated) lines.push(`**Written answer:** ${turn.generated.trim()}`, '');
     if (turn.error) lines.push(`_Error: ${turn.error}_`, '');
     const sources = sourcesOf(answer);
