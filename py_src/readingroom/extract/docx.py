@@ -8,7 +8,7 @@ from xml.etree import ElementTree as ET
 
 from ..errors import EmptyDocument
 from .document import Document, Section, table_lines, table_text
-from .zipped import Package, local, relationships
+from .zipped import Package, local, main_part
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 MAIN = "word/document.xml"
@@ -65,11 +65,29 @@ def _notes(pkg: Package, member: str, tag: str) -> dict[str, str]:
             for n in root.iter(f"{W}{tag}")}
 
 
+_GONE = (f"{W}del", f"{W}moveFrom")  # tracked changes read as accepted: deleted and moved-away text left out
+
+
+def _live(el: ET.Element):
+    """``el`` and everything under it, in document order, except tracked deletions and the
+    old place of moved text (their text is in ``delText``, or in ``t`` under ``moveFrom``)."""
+    yield el
+    for child in el:
+        if child.tag not in _GONE:
+            yield from _live(child)
+
+
+def _mark_gone(p: ET.Element) -> bool:
+    """The paragraph's own mark is a tracked deletion: it runs on into the next paragraph."""
+    mark = p.find(f"{W}pPr/{W}rPr")
+    return mark is not None and any(mark.find(t) is not None for t in _GONE)
+
+
 def _run_text(p: ET.Element, refs: list | None = None) -> str:
     """A paragraph's text: runs, tabs and breaks; deleted text left out; footnote and
     comment references noted in ``refs`` as (kind, id) and marked in the text."""
     out = []
-    for el in p.iter():
+    for el in _live(p):
         tag = local(el.tag)
         if tag == "t" and el.text:
             out.append(el.text)
@@ -95,8 +113,12 @@ class _Reader:
         self.lines: list[str] = []
         self.refs: list[tuple[str, str]] = []
         self.counters: dict[tuple[str, str], int] = {}
+        self.joined = ""  # the text of paragraphs whose mark was deleted, run on into the next
 
     def flush(self) -> None:
+        if self.joined:
+            self.lines.append(self.joined)
+            self.joined = ""
         tail = []
         for kind, ref in self.refs:
             note = self.notes[kind].get(ref)
@@ -114,7 +136,11 @@ class _Reader:
         own = ppr.find(f"{W}outlineLvl") if ppr is not None else None
         if level is None and own is not None and own.get(f"{W}val", "").isdigit() and int(own.get(f"{W}val")) < 9:
             level = int(own.get(f"{W}val")) + 1
-        text = _run_text(p, self.refs).strip()
+        text = " ".join(x for x in (self.joined, _run_text(p, self.refs).strip()) if x)
+        self.joined = ""
+        if _mark_gone(p):
+            self.joined = text
+            return
         if not text:
             return
         if level:
@@ -140,8 +166,13 @@ class _Reader:
         self.lines.append(text)
 
     def table(self, tbl: ET.Element) -> None:
+        if self.joined:
+            self.lines.append(self.joined)
+            self.joined = ""
         rows = []
         for tr in tbl.findall(f"{W}tr"):
+            if tr.find(f"{W}trPr/{W}del") is not None:
+                continue  # a row deleted with tracked changes
             rows.append([" ".join(_run_text(p, self.refs).strip() for p in tc.iter(f"{W}p")).strip()
                          for tc in tr.findall(f"{W}tc")])
         rows = [r for r in rows if any(c for c in r)]
@@ -161,8 +192,7 @@ class _Reader:
 
 def read(name: str, data: bytes, kind: str = "a Word document") -> Document:
     pkg = Package(name, data, kind)
-    main = next((t for t in relationships(pkg, "").values() if t.endswith("document.xml")), MAIN)
-    pkg.expect(main)
+    main = main_part(pkg, MAIN)
     body = pkg.xml(main).find(f"{W}body")
     reader = _Reader(pkg)
     if body is not None:

@@ -8,7 +8,7 @@ from xml.etree import ElementTree as ET
 from ..errors import EmptyDocument
 from .. import places
 from .document import Document, Section, table_lines, table_text
-from .zipped import Package, local, relationships
+from .zipped import Package, local, main_part, relationships
 
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
@@ -62,8 +62,7 @@ def _shapes(tree: ET.Element, want_notes: bool = False) -> tuple[str, list[str],
 
 def read(name: str, data: bytes) -> Document:
     pkg = Package(name, data, "a PowerPoint presentation")
-    pres = "ppt/presentation.xml"
-    pkg.expect(pres)
+    pres = main_part(pkg, "ppt/presentation.xml")
     rels = relationships(pkg, pres)
     order = [rels.get(s.get(f"{R}id", "")) for s in pkg.xml(pres).iter(f"{P}sldId")]
     sections: list[Section] = []

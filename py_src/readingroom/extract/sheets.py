@@ -16,7 +16,7 @@ from xml.etree import ElementTree as ET
 from .. import places
 from ..errors import CorruptFile, EmptyDocument
 from .document import Document, Section, split_rows, table_lines
-from .zipped import Package, relationships
+from .zipped import Package, main_part, relationships, transitional
 
 MAX_CELLS = 200_000
 S = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
@@ -102,7 +102,7 @@ def _value(c: ET.Element, shared: list[str], dates: set[int]) -> str:
 
 def _rows(pkg: Package, part: str):
     """A worksheet's ``<row>`` elements one at a time."""
-    data = pkg.raw(part)
+    data = transitional(pkg.raw(part))
     if b"<!ENTITY" in data:
         raise CorruptFile(f"{pkg.name} was refused: its part {part} declares XML entities")
     try:
@@ -115,8 +115,7 @@ def _rows(pkg: Package, part: str):
 
 def read_xlsx(name: str, data: bytes) -> Document:
     pkg = Package(name, data, "an Excel workbook")
-    book = "xl/workbook.xml"
-    pkg.expect(book)
+    book = main_part(pkg, "xl/workbook.xml")
     rels = relationships(pkg, book)
     root = pkg.optional_xml("xl/sharedStrings.xml")
     shared = ["".join(t.text or "" for t in si.iter(f"{S}t")) for si in root.iter(f"{S}si")] if root is not None else []

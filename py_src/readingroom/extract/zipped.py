@@ -10,6 +10,7 @@ directory claims their size is. XML is parsed by ``xml.etree``; entity declarati
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from xml.etree import ElementTree as ET
 
@@ -105,7 +106,23 @@ class Package:
         return self.xml(member) if self.has(member) else None
 
 
+_STRICT = re.compile(rb"http://purl\.oclc\.org/ooxml/(?:(wordprocessingml|spreadsheetml|presentationml|drawingml)/main"
+                     rb"|officeDocument/(relationships))")
+
+
+def _usual(m: re.Match) -> bytes:
+    return (b"http://schemas.openxmlformats.org/%s/2006/main" % m[1] if m[1]
+            else b"http://schemas.openxmlformats.org/officeDocument/2006/relationships")
+
+
+def transitional(data: bytes) -> bytes:
+    """A part's XML with Strict Open XML's namespaces (Word's and Excel's "Strict Open XML"
+    files) renamed to the usual (transitional) ones the readers look for."""
+    return _STRICT.sub(_usual, data) if b"purl.oclc.org/ooxml/" in data else data
+
+
 def parse_xml(name: str, member: str, data: bytes) -> ET.Element:
+    data = transitional(data)
     if b"<!ENTITY" in data:  # no part of these formats declares entities (billion laughs)
         raise CorruptFile(f"{name} was refused: its part {member} declares XML entities")
     try:
@@ -142,3 +159,20 @@ def relationships(pkg: Package, part: str) -> dict[str, str]:
         return {}
     return {r.get("Id", ""): resolve(part, r.get("Target", "")) for r in root
             if r.get("TargetMode") != "External"}
+
+
+OFFICE_DOCUMENT = "/relationships/officeDocument"
+
+
+def main_part(pkg: Package, usual: str) -> str:
+    """An OOXML package's main part, as its ``_rels/.rels`` names it (``word/document2.xml`` in
+    some writers' files) when it sits in the usual part's folder (a workbook named by a file
+    called .docx is the wrong kind of file, not its main part), else the ``usual`` name;
+    refused when the package lacks it."""
+    root = pkg.optional_xml("_rels/.rels")
+    folder = usual.split("/", 1)[0] + "/"
+    named = [resolve("", r.get("Target", "")) for r in (root if root is not None else ())
+             if r.get("Type", "").endswith(OFFICE_DOCUMENT) and r.get("TargetMode") != "External"]
+    part = next((t for t in named if t.startswith(folder) and pkg.has(t)), usual)
+    pkg.expect(part)
+    return part

@@ -1,0 +1,99 @@
+"""Office files as other writers save them, natively (the page runs the same readers under
+Pyodide): Strict Open XML, a main part under another name, and Word's tracked changes, which
+are read as accepted (deleted and moved-away text is not the document's text)."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+import formats
+from readingroom.extract import extract
+
+TRANSITIONAL = {
+    b"http://schemas.openxmlformats.org/wordprocessingml/2006/main": b"http://purl.oclc.org/ooxml/wordprocessingml/main",
+    b"http://schemas.openxmlformats.org/spreadsheetml/2006/main": b"http://purl.oclc.org/ooxml/spreadsheetml/main",
+    b"http://schemas.openxmlformats.org/presentationml/2006/main": b"http://purl.oclc.org/ooxml/presentationml/main",
+    b"http://schemas.openxmlformats.org/drawingml/2006/main": b"http://purl.oclc.org/ooxml/drawingml/main",
+    b"http://schemas.openxmlformats.org/officeDocument/2006/relationships": b"http://purl.oclc.org/ooxml/officeDocument/relationships",
+}
+
+
+def rewritten(data: bytes, change) -> bytes:
+    """The package with every member passed through ``change(name, bytes) -> (name, bytes)``."""
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in src.infolist():
+            name, body = change(info.filename, src.read(info))
+            z.writestr(name, body)
+    return out.getvalue()
+
+
+def strict(data: bytes) -> bytes:
+    """The file as "Strict Open XML": the same parts, the ISO strict namespaces (also in the
+    relationship types, ".../officeDocument/relationships/officeDocument")."""
+    def change(name, body):
+        if name.endswith((".xml", ".rels")):
+            for old, new in TRANSITIONAL.items():
+                body = body.replace(old, new)
+        return name, body
+    return rewritten(data, change)
+
+
+def test_strict_open_xml_files_read_as_their_transitional_twins():
+    for name, make in (("report.docx", formats.docx_bytes), ("budget.xlsx", formats.xlsx_bytes),
+                       ("deck.pptx", formats.pptx_bytes)):
+        usual = make()
+        assert b"purl.oclc.org" in zipfile.ZipFile(io.BytesIO(strict(usual))).read("_rels/.rels")
+        a, b = extract(name, usual), extract(name, strict(usual))
+        assert [(s.heading_path, s.text) for s in b.sections] == [(s.heading_path, s.text) for s in a.sections], name
+        assert a.sections, name
+
+
+def test_a_main_part_under_another_name_is_found_by_the_package_relationships():
+    def change(name, body):
+        if name == "word/document.xml":
+            return "word/document2.xml", body
+        if name == "word/_rels/document.xml.rels":
+            return "word/_rels/document2.xml.rels", body
+        if name == "_rels/.rels":
+            return name, body.replace(b'Target="word/document.xml"', b'Target="/word/document2.xml"')
+        if name == "[Content_Types].xml":
+            return name, body.replace(b"/word/document.xml", b"/word/document2.xml")
+        return name, body
+    usual = formats.docx_bytes()
+    moved = rewritten(usual, change)
+    assert "word/document.xml" not in zipfile.ZipFile(io.BytesIO(moved)).namelist()
+    assert extract("report.docx", moved).text() == extract("report.docx", usual).text()
+
+
+W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+TRACKED = f"""<w:document {W}><w:body>
+<w:p><w:r><w:t xml:space="preserve">The lease runs </w:t></w:r>
+  <w:del w:id="1" w:author="A"><w:r><w:delText xml:space="preserve">five </w:delText></w:r></w:del>
+  <w:ins w:id="2" w:author="A"><w:r><w:t xml:space="preserve">seven </w:t></w:r></w:ins>
+  <w:r><w:t>years.</w:t></w:r></w:p>
+<w:p><w:moveFromRangeStart w:id="3" w:author="A" w:name="move1"/></w:p>
+<w:p><w:moveFrom w:id="4" w:author="A"><w:r><w:t>The deposit is held by the notary.</w:t></w:r></w:moveFrom></w:p>
+<w:moveFromRangeEnd w:id="3"/>
+<w:p><w:r><w:t>Rent is due monthly.</w:t></w:r></w:p>
+<w:p><w:moveToRangeStart w:id="5" w:author="A" w:name="move1"/></w:p>
+<w:p><w:moveTo w:id="6" w:author="A"><w:r><w:t>The deposit is held by the notary.</w:t></w:r></w:moveTo></w:p>
+<w:p><w:moveToRangeEnd w:id="5"/></w:p>
+<w:p><w:pPr><w:rPr><w:del w:id="8" w:author="A"/></w:rPr></w:pPr><w:r><w:t>Pets are</w:t></w:r></w:p>
+<w:p><w:r><w:t>allowed on the ground floor.</w:t></w:r></w:p>
+<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Room</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>Rent</w:t></w:r></w:p></w:tc></w:tr>
+<w:tr><w:trPr><w:del w:id="7" w:author="A"/></w:trPr><w:tc><w:p><w:r><w:t>Attic</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>300</w:t></w:r></w:p></w:tc></w:tr>
+<w:tr><w:tc><w:p><w:r><w:t>Cellar</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>200</w:t></w:r></w:p></w:tc></w:tr></w:tbl>
+</w:body></w:document>"""
+
+
+def test_tracked_changes_are_read_as_accepted():
+    data = formats.with_member(formats.docx_bytes(), "word/document.xml", TRACKED)
+    text = extract("lease.docx", data).text()
+    assert text == ("The lease runs seven years.\n\nRent is due monthly.\n\n"
+                    "The deposit is held by the notary.\n\nPets are allowed on the ground floor.\n\n"
+                    "| Room | Rent |\n|---|---|\n| Cellar | 200 |"), text
+    assert not re.search(r"five|Attic", text)
