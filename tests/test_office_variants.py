@@ -97,3 +97,33 @@ def test_tracked_changes_are_read_as_accepted():
                     "The deposit is held by the notary.\n\nPets are allowed on the ground floor.\n\n"
                     "| Room | Rent |\n|---|---|\n| Cellar | 200 |"), text
     assert not re.search(r"five|Attic", text)
+
+
+MC = 'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
+LAID_OUT = f"""<w:document {W} {MC}><w:body>
+<w:p><w:pPr><w:framePr w:dropCap="drop" w:lines="3"/></w:pPr><w:r><w:t>T</w:t></w:r></w:p>
+<w:p><w:pPr><w:tabs><w:tab w:val="left" w:pos="720"/></w:tabs></w:pPr><w:r><w:t>he harbour opens at dawn.</w:t></w:r></w:p>
+<w:p><w:r><w:t xml:space="preserve">See the box. </w:t></w:r><w:r><mc:AlternateContent>
+  <mc:Choice Requires="wps"><w:drawing><w:txbxContent>
+    <w:p><w:r><w:t>Tide tables</w:t></w:r></w:p><w:p><w:r><w:t>High water at noon.</w:t></w:r></w:p>
+  </w:txbxContent></w:drawing></mc:Choice>
+  <mc:Fallback><w:pict><w:txbxContent>
+    <w:p><w:r><w:t>Tide tables</w:t></w:r></w:p><w:p><w:r><w:t>High water at noon.</w:t></w:r></w:p>
+  </w:txbxContent></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>
+<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Pier</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>Depth</w:t></w:r></w:p></w:tc></w:tr>
+<w:tr><w:tc><w:p><w:r><w:t>North</w:t></w:r></w:p><w:tbl><w:tr><w:tc><w:p><w:r><w:t>old</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:tc>
+<w:tc><w:p><w:r><w:t>9 m</w:t></w:r><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><w:txbxContent>
+  <w:p><w:r><w:t>dredged</w:t></w:r></w:p></w:txbxContent></w:drawing></mc:Choice>
+  <mc:Fallback><w:pict><w:txbxContent><w:p><w:r><w:t>dredged</w:t></w:r></w:p></w:txbxContent></w:pict></mc:Fallback>
+  </mc:AlternateContent></w:r></w:p></w:tc></w:tr></w:tbl>
+</w:body></w:document>"""
+
+
+def test_drop_caps_text_boxes_and_tab_stops_read_as_the_page_shows_them():
+    """A drop cap is the first letter of its paragraph; a text box's paragraphs are lines of
+    their own, read once (Word keeps an older copy of each box for old readers); a paragraph's
+    tab stops are not tabs in its text."""
+    data = formats.with_member(formats.docx_bytes(), "word/document.xml", LAID_OUT)
+    text = extract("harbour.docx", data).text()
+    assert text == ("The harbour opens at dawn.\n\nSee the box. \nTide tables\nHigh water at noon.\n\n"
+                    "| Pier | Depth |\n|---|---|\n| North old | 9 m dredged |"), text

@@ -66,21 +66,28 @@ def _notes(pkg: Package, member: str, tag: str) -> dict[str, str]:
 
 
 _GONE = (f"{W}del", f"{W}moveFrom")  # tracked changes read as accepted: deleted and moved-away text left out
+_SKIPPED = (*_GONE, f"{W}pPr",  # a paragraph's properties: its tab stops are not tabs in its text
+            "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback")  # a text box's older copy
 
 
 def _live(el: ET.Element):
-    """``el`` and everything under it, in document order, except tracked deletions and the
-    old place of moved text (their text is in ``delText``, or in ``t`` under ``moveFrom``)."""
+    """``el`` and everything under it, in document order, except tracked deletions, the old
+    place of moved text (their text is in ``delText``, or in ``t`` under ``moveFrom``) and the
+    fallback copy Word keeps of a text box or shape for older readers."""
     yield el
     for child in el:
-        if child.tag not in _GONE:
+        if child.tag not in _SKIPPED:
             yield from _live(child)
 
 
-def _mark_gone(p: ET.Element) -> bool:
-    """The paragraph's own mark is a tracked deletion: it runs on into the next paragraph."""
+def _runs_on(p: ET.Element) -> str | None:
+    """How the paragraph runs on into the next one: " " when its own mark is a tracked
+    deletion, "" when it is a drop cap (the first letter of the next); None: it does not."""
     mark = p.find(f"{W}pPr/{W}rPr")
-    return mark is not None and any(mark.find(t) is not None for t in _GONE)
+    if mark is not None and any(mark.find(t) is not None for t in _GONE):
+        return " "
+    frame = p.find(f"{W}pPr/{W}framePr")
+    return "" if frame is not None and frame.get(f"{W}dropCap", "none") != "none" else None
 
 
 def _run_text(p: ET.Element, refs: list | None = None) -> str:
@@ -89,7 +96,9 @@ def _run_text(p: ET.Element, refs: list | None = None) -> str:
     out = []
     for el in _live(p):
         tag = local(el.tag)
-        if tag == "t" and el.text:
+        if tag == "p" and el is not p:
+            out.append("\n")  # a paragraph of a text box in this one: a line of its own
+        elif tag == "t" and el.text:
             out.append(el.text)
         elif tag == "tab":
             out.append("\t")
@@ -116,9 +125,9 @@ class _Reader:
         self.joined = ""  # the text of paragraphs whose mark was deleted, run on into the next
 
     def flush(self) -> None:
-        if self.joined:
-            self.lines.append(self.joined)
-            self.joined = ""
+        if self.joined.strip():
+            self.lines.append(self.joined.strip())
+        self.joined = ""
         tail = []
         for kind, ref in self.refs:
             note = self.notes[kind].get(ref)
@@ -136,11 +145,13 @@ class _Reader:
         own = ppr.find(f"{W}outlineLvl") if ppr is not None else None
         if level is None and own is not None and own.get(f"{W}val", "").isdigit() and int(own.get(f"{W}val")) < 9:
             level = int(own.get(f"{W}val")) + 1
-        text = " ".join(x for x in (self.joined, _run_text(p, self.refs).strip()) if x)
+        text = self.joined + _run_text(p, self.refs).strip()
         self.joined = ""
-        if _mark_gone(p):
-            self.joined = text
+        glue = _runs_on(p)
+        if glue is not None:
+            self.joined = text + glue if text else ""
             return
+        text = text.strip()
         if not text:
             return
         if level:
@@ -166,18 +177,27 @@ class _Reader:
         self.lines.append(text)
 
     def table(self, tbl: ET.Element) -> None:
-        if self.joined:
-            self.lines.append(self.joined)
-            self.joined = ""
+        if self.joined.strip():
+            self.lines.append(self.joined.strip())
+        self.joined = ""
         rows = []
         for tr in tbl.findall(f"{W}tr"):
             if tr.find(f"{W}trPr/{W}del") is not None:
                 continue  # a row deleted with tracked changes
-            rows.append([" ".join(_run_text(p, self.refs).strip() for p in tc.iter(f"{W}p")).strip()
-                         for tc in tr.findall(f"{W}tc")])
+            rows.append([" ".join(self.cell(tc)).strip() for tc in tr.findall(f"{W}tc")])
         rows = [r for r in rows if any(c for c in r)]
         if rows:
             self.lines.append(table_text(table_lines(rows)))
+
+    def cell(self, el: ET.Element):
+        """A table cell's paragraphs' texts, a table inside it read cell by cell (a text box's
+        paragraphs are read with the paragraph that holds it, once)."""
+        for child in el:
+            tag = local(child.tag)
+            if tag == "p":
+                yield _run_text(child, self.refs).strip()
+            elif tag in ("tbl", "tr", "tc", "sdt", "sdtContent", "customXml"):
+                yield from self.cell(child)
 
     def block(self, parent: ET.Element) -> None:
         for el in parent:
