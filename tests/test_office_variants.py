@@ -1,6 +1,7 @@
 """Office files as other writers save them, natively (the page runs the same readers under
-Pyodide): Strict Open XML, a main part under another name, and Word's tracked changes, which
-are read as accepted (deleted and moved-away text is not the document's text)."""
+Pyodide): Strict Open XML, a main part under another name, Word's tracked changes, which are
+read as accepted (deleted and moved-away text is not the document's text), drop caps and text
+boxes, and OpenDocument's numbered lists with their headers."""
 
 from __future__ import annotations
 
@@ -127,3 +128,33 @@ def test_drop_caps_text_boxes_and_tab_stops_read_as_the_page_shows_them():
     text = extract("harbour.docx", data).text()
     assert text == ("The harbour opens at dawn.\n\nSee the box. \nTide tables\nHigh water at noon.\n\n"
                     "| Pier | Depth |\n|---|---|\n| North old | 9 m dredged |"), text
+
+
+ODF = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+       'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+       'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"')
+ODT_LISTS = f"""<office:document-content {ODF} office:version="1.3">
+<office:automatic-styles>
+  <text:list-style style:name="L1"><text:list-level-style-number text:level="1" style:num-format="1"/>
+    <text:list-level-style-bullet text:level="2" text:bullet-char="*"/></text:list-style>
+  <text:list-style style:name="L2"><text:list-level-style-number text:level="1" text:start-value="4" style:num-format="1"/></text:list-style>
+</office:automatic-styles>
+<office:body><office:text>
+<text:list xml:id="a" text:style-name="L1">
+  <text:list-header><text:p>Steps to open the lighthouse</text:p></text:list-header>
+  <text:list-item><text:p>Unlock the gate</text:p><text:p>The key hangs in the shed.</text:p></text:list-item>
+  <text:list-item><text:p>Climb the stairs</text:p>
+    <text:list><text:list-item><text:p>Mind the loose step</text:p></text:list-item></text:list></text:list-item>
+</text:list>
+<text:p>Then wait for dusk.</text:p>
+<text:list text:continue-numbering="true" text:style-name="L1"><text:list-item><text:p>Light the lamp</text:p></text:list-item></text:list>
+<text:list text:style-name="L2"><text:list-item><text:p>Log the hour</text:p></text:list-item></text:list>
+</office:text></office:body></office:document-content>"""
+
+
+def test_opendocument_lists_keep_their_headers_numbers_and_continued_numbering():
+    data = formats.with_member(formats.odt_bytes(), "content.xml", ODT_LISTS)
+    text = extract("keeper.odt", data).text()
+    assert text == ("Steps to open the lighthouse\n\n1. Unlock the gate\n\n   The key hangs in the shed.\n\n"
+                    "2. Climb the stairs\n\n  - Mind the loose step\n\nThen wait for dusk.\n\n"
+                    "3. Light the lamp\n\n4. Log the hour"), text

@@ -17,6 +17,8 @@ TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 PRES = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
+STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
+XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
 KINDS = {"odt": "an OpenDocument text", "odp": "an OpenDocument presentation", "ods": "an OpenDocument spreadsheet"}
 MAX_REPEAT = 1000  # repeated empty rows and columns pad a sheet to its full size
 
@@ -75,12 +77,31 @@ def _rows(table: ET.Element, notes: list[str], budget: Budget | None = None) -> 
     return rows
 
 
+def list_styles(*roots: ET.Element | None) -> dict[str, dict[int, int | None]]:
+    """List style name -> {level: the number its first item takes, or None where the level is
+    drawn with a bullet or a picture} from ``text:list-style`` definitions."""
+    out: dict[str, dict[int, int | None]] = {}
+    for root in roots:
+        for st in (root.iter(f"{TEXT}list-style") if root is not None else ()):
+            levels: dict[int, int | None] = {}
+            for lvl in st:
+                if local(lvl.tag).startswith("list-level-style-") and lvl.get(f"{TEXT}level", "").isdigit():
+                    start = lvl.get(f"{TEXT}start-value", "1")
+                    levels[int(lvl.get(f"{TEXT}level"))] = (
+                        (int(start) if start.isdigit() else 1) if local(lvl.tag) == "list-level-style-number" else None)
+            out[st.get(f"{STYLE}name", "")] = levels
+    return out
+
+
 class _Text:
-    def __init__(self):
+    def __init__(self, numbered: dict[str, dict[int, int | None]] | None = None):
         self.sections: list[Section] = []
         self.path: list[tuple[int, str]] = []
         self.lines: list[str] = []
         self.notes: list[str] = []
+        self.numbered = numbered or {}
+        self.style = ""  # the outermost list's style: a nested list is drawn by its levels
+        self.counted: dict[str, int] = {}  # a list style's or a list's (xml:id) last number
 
     def flush(self) -> None:
         text = "\n\n".join(x for x in self.lines + self.notes if x.strip()).strip()
@@ -104,14 +125,7 @@ class _Text:
                 if text:
                     self.lines.append(text)
             elif tag == "list":
-                for item in el.findall(f"{TEXT}list-item"):
-                    for p in item:
-                        if local(p.tag) in ("p", "h"):
-                            text = _inline(p, self.notes).strip()
-                            if text:
-                                self.lines.append("  " * depth + "- " + text)
-                        elif local(p.tag) == "list":
-                            self.walk(_wrap(p), depth + 1)
+                self.items(el, depth)
             elif tag == "table":
                 rows = [c for _, c in _rows(el, self.notes) if any(c)]
                 if rows:
@@ -120,16 +134,49 @@ class _Text:
                 self.walk(el, depth)
 
 
-def _wrap(el: ET.Element) -> ET.Element:
-    wrapper = ET.Element("wrap")
-    wrapper.append(el)
-    return wrapper
+    def items(self, lst: ET.Element, depth: int) -> None:
+        """A list's items with their markers ("1." at a numbered level, "-" else); a list
+        header (an item without a marker) indented as the items are. A list that continues
+        the numbering of an earlier one (``continue-numbering``, ``continue-list``) counts on."""
+        outer = depth == 0
+        if outer:
+            self.style = lst.get(f"{TEXT}style-name", "")
+        style = lst.get(f"{TEXT}style-name") or self.style
+        start = self.numbered.get(style, {}).get(depth + 1)
+        count = 0 if start is None else start - 1
+        if outer and start is not None:
+            if lst.get(f"{TEXT}continue-list") in self.counted:
+                count = self.counted[lst.get(f"{TEXT}continue-list")]
+            elif lst.get(f"{TEXT}continue-numbering") == "true" and style in self.counted:
+                count = self.counted[style]
+        for item in lst:
+            kind = local(item.tag)
+            if kind not in ("list-item", "list-header"):
+                continue
+            marker = ""
+            if kind == "list-item":
+                count += 1
+                marker = "- " if start is None else f"{count}. "
+            for p in item:
+                if local(p.tag) in ("p", "h"):
+                    text = _inline(p, self.notes).strip()
+                    if text:
+                        self.lines.append("  " * depth + marker + text)
+                        marker = " " * len(marker)  # the item's next paragraphs: under its text
+                elif local(p.tag) == "list":
+                    self.items(p, depth + 1)
+        if outer:
+            self.style = ""
+            if start is not None:
+                self.counted[style] = count
+                self.counted[lst.get(XML_ID, "")] = count
 
 
 def read(name: str, data: bytes, doc_type: str) -> Document:
     pkg = Package(name, data, KINDS[doc_type])
     pkg.expect("content.xml")
-    body = pkg.xml("content.xml").find(f"{OFFICE}body")
+    content = pkg.xml("content.xml")
+    body = content.find(f"{OFFICE}body")
     if body is None:
         raise EmptyDocument(f"{name} has no text to index")
     if doc_type == "ods":
@@ -163,7 +210,7 @@ def read(name: str, data: bytes, doc_type: str) -> Document:
                 if reader.lines:
                     doc.sections.append(Section((head, places.NOTES), "\n\n".join(reader.lines)))
     else:
-        reader = _Text()
+        reader = _Text(list_styles(content, pkg.optional_xml("styles.xml")))
         text_root = body.find(f"{OFFICE}text")
         reader.walk(text_root if text_root is not None else body)
         reader.flush()
