@@ -158,3 +158,23 @@ def test_opendocument_lists_keep_their_headers_numbers_and_continued_numbering()
     assert text == ("Steps to open the lighthouse\n\n1. Unlock the gate\n\n   The key hangs in the shed.\n\n"
                     "2. Climb the stairs\n\n  - Mind the loose step\n\nThen wait for dusk.\n\n"
                     "3. Light the lamp\n\n4. Log the hour"), text
+
+
+CONTROLS = f"""<w:document {W}><w:body>
+<w:p><w:r><w:t>Form 7</w:t></w:r><w:r><w:noBreakHyphen/></w:r><w:r><w:t>B, filled in.</w:t></w:r></w:p>
+<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Field</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>Value</w:t></w:r></w:p></w:tc></w:tr>
+<w:tr><w:tc><w:p><w:r><w:t>Applicant</w:t></w:r></w:p></w:tc>
+  <w:sdt><w:sdtPr><w:alias w:val="Name"/></w:sdtPr><w:sdtContent>
+    <w:tc><w:p><w:r><w:t>Ada Byron</w:t></w:r></w:p></w:tc></w:sdtContent></w:sdt></w:tr>
+<w:sdt><w:sdtContent><w:tr><w:tc><w:p><w:r><w:t>Town</w:t></w:r></w:p></w:tc>
+  <w:tc><w:p><w:r><w:t>Marlow</w:t></w:r></w:p></w:tc></w:tr></w:sdtContent></w:sdt>
+</w:tbl></w:body></w:document>"""
+
+
+def test_content_controls_in_tables_keep_their_cells_in_their_columns():
+    """Forms wrap cells and rows in content controls; a wrapped cell was dropped, and the
+    cells after it moved a column to the left."""
+    data = formats.with_member(formats.docx_bytes(), "word/document.xml", CONTROLS)
+    text = extract("form.docx", data).text()
+    assert text == ("Form 7-B, filled in.\n\n| Field | Value |\n|---|---|\n"
+                    "| Applicant | Ada Byron |\n| Town | Marlow |"), text

@@ -102,6 +102,8 @@ def _run_text(p: ET.Element, refs: list | None = None) -> str:
             out.append(el.text)
         elif tag == "tab":
             out.append("\t")
+        elif tag == "noBreakHyphen":
+            out.append("-")
         elif tag in ("br", "cr"):
             out.append("\n")
         elif tag in ("footnoteReference", "endnoteReference", "commentReference") and refs is not None:
@@ -109,6 +111,19 @@ def _run_text(p: ET.Element, refs: list | None = None) -> str:
             refs.append((kind, el.get(f"{W}id", "")))
             out.append(f"[^{el.get(f'{W}id', '')}]" if kind != "comment" else "")
     return "".join(out)
+
+
+_WRAPPERS = (f"{W}sdt", f"{W}sdtContent", f"{W}customXml")  # content controls, custom XML: their content is the document's
+
+
+def _within(parent: ET.Element, tag: str):
+    """``parent``'s children named ``tag`` (rows of a table, cells of a row), also those a
+    content control or custom XML element wraps."""
+    for child in parent:
+        if child.tag == f"{W}{tag}":
+            yield child
+        elif child.tag in _WRAPPERS:
+            yield from _within(child, tag)
 
 
 class _Reader:
@@ -181,10 +196,10 @@ class _Reader:
             self.lines.append(self.joined.strip())
         self.joined = ""
         rows = []
-        for tr in tbl.findall(f"{W}tr"):
+        for tr in _within(tbl, "tr"):
             if tr.find(f"{W}trPr/{W}del") is not None:
                 continue  # a row deleted with tracked changes
-            rows.append([" ".join(self.cell(tc)).strip() for tc in tr.findall(f"{W}tc")])
+            rows.append([" ".join(self.cell(tc)).strip() for tc in _within(tr, "tc")])
         rows = [r for r in rows if any(c for c in r)]
         if rows:
             self.lines.append(table_text(table_lines(rows)))
