@@ -6,6 +6,7 @@ every reader undoes, is allowed."""
 from __future__ import annotations
 
 from urllib.parse import unquote
+from xml.etree import ElementTree as ET
 
 from ..ingest.chunking import markdown_sections
 from ..errors import CorruptFile, EmptyDocument, Encrypted
@@ -35,41 +36,85 @@ def _check_drm(pkg: Package, name: str) -> None:
 
 
 class _Links(_Text):
-    """The nav document's links: (href, title) in order."""
+    """The nav document's links: (href, title, depth in its list, in the contents nav) in order."""
 
     def __init__(self):
         super().__init__()
-        self.links: list[tuple[str, str]] = []
+        self.links: list[tuple[str, str, int, bool]] = []
         self.href: str | None = None
+        self.navs: list[bool] = []  # the open <nav> elements: is each the table of contents?
+        self.depth = 0  # open <li> elements
 
     def handle_starttag(self, tag, attrs):
+        if tag == "nav":
+            kinds = " ".join(v or "" for k, v in attrs if k.endswith("type")).split()
+            self.navs.append("toc" in kinds)
+        self.depth += tag == "li"
         if tag == "a":
             self.href, self.parts = dict(attrs).get("href"), []
         super().handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag):
         super().handle_endtag(tag)
+        if tag == "nav" and self.navs:
+            self.navs.pop()
+        self.depth -= tag == "li" and self.depth > 0
         if tag == "a" and self.href:
-            self.links.append((self.href, " ".join("".join(self.parts).split())))
+            self.links.append((self.href, " ".join("".join(self.parts).split()), self.depth, any(self.navs)))
             self.href = None
 
 
+def _titled(links: list[tuple[str, str, int]]) -> dict[str, str]:
+    """Chapter part -> its title from (part#fragment, title, depth) entries in contents order:
+    a link to the whole part; else the one entry into it, or the first when the others are
+    below it (a chapter and its sections). A part that entries of one level point into (a
+    book in one file) takes no title from them: its own headings title it."""
+    whole: dict[str, str] = {}
+    into: dict[str, list[tuple[str, int]]] = {}
+    for href, title, depth in links:
+        part, _, fragment = href.partition("#")
+        if not fragment:
+            whole.setdefault(part, title)
+        else:
+            into.setdefault(part, []).append((title, depth))
+    out = {}
+    for part, entries in into.items():
+        (title, depth), rest = entries[0], entries[1:]
+        if all(d > depth for _t, d in rest):
+            out[part] = title
+    return {**out, **whole}
+
+
+def _ncx_points(parent: ET.Element, depth: int = 1):
+    for point in parent.findall(f"{NCX}navPoint"):
+        label, content = point.find(f"{NCX}navLabel/{NCX}text"), point.find(f"{NCX}content")
+        if label is not None and content is not None:
+            yield content.get("src", ""), " ".join((label.text or "").split()), depth
+        yield from _ncx_points(point, depth + 1)
+
+
+def _resolved(base: str, href: str) -> str:
+    """A contents entry's target part, with its #fragment kept."""
+    part, hash_, fragment = href.partition("#")
+    return resolve(base, unquote(part)) + hash_ + fragment
+
+
 def _titles(pkg: Package, opf_path: str, manifest: dict[str, tuple[str, str, str]]) -> dict[str, str]:
-    """Chapter part -> its title in the book's table of contents (the first link to it)."""
+    """Chapter part -> its title in the book's table of contents (the EPUB 3 nav's contents,
+    else the NCX)."""
     out: dict[str, str] = {}
     nav = next((href for href, _mt, props in manifest.values() if "nav" in props.split()), None)
     if nav and pkg.has(nav):
         links = _Links()
         links.feed(pkg.raw(nav).decode("utf-8", "replace"))
-        for href, title in links.links:
-            out.setdefault(resolve(nav, unquote(href.split("#")[0])), title)
+        toc = [x for x in links.links if x[3]] or links.links
+        out = _titled([(_resolved(nav, h), t, d) for h, t, d, _ in toc])
     ncx = next((href for href, mt, _p in manifest.values() if mt == "application/x-dtbncx+xml"), None)
     if ncx and pkg.has(ncx):
-        for point in pkg.xml(ncx).iter(f"{NCX}navPoint"):
-            label, content = point.find(f"{NCX}navLabel/{NCX}text"), point.find(f"{NCX}content")
-            if label is not None and content is not None:
-                target = resolve(ncx, unquote(content.get("src", "").split("#")[0]))
-                out.setdefault(target, " ".join((label.text or "").split()))
+        root = pkg.xml(ncx).find(f"{NCX}navMap")
+        points = [(_resolved(ncx, h), t, d) for h, t, d in _ncx_points(root)] if root is not None else []
+        for part, title in _titled(points).items():
+            out.setdefault(part, title)
     return out
 
 

@@ -30,6 +30,7 @@ class _Text(HTMLParser):
         self.skip = 0
         self.tables: list[list[list[str]]] = []  # open tables (nested ones too): rows of cells
         self.lists: list[list] = []  # open lists: [tag, items so far]
+        self.heading = False  # inside <h1>-<h6>: its text stays on the heading's line
 
     def handle_starttag(self, tag: str, attrs) -> None:
         if tag in _SKIP:
@@ -50,6 +51,9 @@ class _Text(HTMLParser):
         if tag == "table":
             self.tables.append([])
             return
+        if tag == "br" and self.heading:
+            self.parts.append(" ")
+            return
         if tag in ("ul", "ol"):
             self.lists.append([tag, 0])
         if tag in _BLOCK:
@@ -60,8 +64,11 @@ class _Text(HTMLParser):
             self.parts.append(f"{n}. " if kind == "ol" else "- ")
         if re.fullmatch(r"h[1-6]", tag) and not self.skip:
             self.parts.append("#" * int(tag[1]) + " ")
+            self.heading = True
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "br" and self.heading:
+            return
         if tag in _SKIP:
             self.skip = max(0, self.skip - 1)
         elif tag == "table" and self.tables:
@@ -79,6 +86,8 @@ class _Text(HTMLParser):
             self.parts.append("\n\n")
         elif tag in _BLOCK:
             self.parts.append("\n\n")
+        if re.fullmatch(r"h[1-6]", tag):
+            self.heading = False
 
     def _cell(self, text: str) -> None:
         rows = self.tables[-1]
@@ -91,7 +100,7 @@ class _Text(HTMLParser):
         if self.tables:
             self._cell(data)
         else:
-            self.parts.append(data)
+            self.parts.append(data.replace("\n", " ") if self.heading else data)  # a heading is one line
 
 
 def html_to_text(html: str) -> str:

@@ -1,0 +1,63 @@
+"""E-books as other tools make them, natively (the page runs the same reader under Pyodide):
+a whole book in one file that the contents list points into, a chapter file whose entry has
+its sections under it, and headings whose markup spans lines."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+from readingroom.extract import extract
+from readingroom.extract.html import html_to_text
+
+CONTAINER = """<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+<rootfiles><rootfile full-path="OEBPS/book.opf" media-type="application/oebps-package+xml"/></rootfiles></container>"""
+
+
+def epub(nav_items: str, chapters: dict[str, str]) -> bytes:
+    """An EPUB 3 with a contents nav of ``nav_items`` (<li> elements) and these XHTML bodies."""
+    items = "".join(f'<item id="c{i}" href="{n}" media-type="application/xhtml+xml"/>' for i, n in enumerate(chapters))
+    spine = "".join(f'<itemref idref="c{i}"/>' for i in range(len(chapters)))
+    opf = f"""<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">
+<metadata/><manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>{items}</manifest>
+<spine>{spine}</spine></package>"""
+    nav = f"""<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><body>
+<nav epub:type="toc"><ol>{nav_items}</ol></nav>
+<nav epub:type="landmarks"><ol><li><a epub:type="bodymatter" href="{next(iter(chapters))}#start">Start of content</a></li></ol></nav>
+</body></html>"""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("mimetype", "application/epub+zip")
+        z.writestr("META-INF/container.xml", CONTAINER)
+        z.writestr("OEBPS/book.opf", opf)
+        z.writestr("OEBPS/nav.xhtml", nav)
+        for name, body in chapters.items():
+            z.writestr(f"OEBPS/{name}", f'<html xmlns="http://www.w3.org/1999/xhtml"><body>{body}</body></html>')
+    return out.getvalue()
+
+
+POEM = """<h1 id="start">The Tide Book</h1><p>A book of two songs.</p>
+<h2 id="one">I. The Ebb</h2><p>The water leaves the harbour twice a day.</p>
+<h2 id="two">II. The Flood</h2><p>The water comes back over the sand.</p>"""
+
+
+def test_a_book_in_one_file_is_titled_by_its_own_headings_not_its_first_entry():
+    data = epub('<li><a href="poem.xhtml#one">I. The Ebb</a></li><li><a href="poem.xhtml#two">II. The Flood</a></li>',
+                {"poem.xhtml": POEM})
+    paths = [s.heading_path for s in extract("tide.epub", data).sections]
+    assert paths == [("The Tide Book",), ("The Tide Book", "I. The Ebb"), ("The Tide Book", "II. The Flood")]
+
+
+def test_a_chapter_entry_with_its_sections_under_it_titles_its_file():
+    chapters = {"ch1.xhtml": '<h2 id="a">Knots</h2><p>A bowline holds.</p><h3 id="b">Hitches</h3><p>A clove hitch slips.</p>',
+                "ch2.xhtml": "<p>Sails are reefed in a blow.</p>"}
+    nav = ('<li><a href="ch1.xhtml#a">Knots and ropes</a><ol><li><a href="ch1.xhtml#b">Hitches</a></li></ol></li>'
+           '<li><a href="ch2.xhtml">Sails</a></li>')
+    paths = [s.heading_path for s in extract("sailing.epub", epub(nav, chapters)).sections]
+    assert paths[0][0] == "Knots and ropes" and paths[-1] == ("Sails",), paths
+    assert ("Knots and ropes", "Knots", "Hitches") in paths or ("Knots and ropes", "Hitches") in paths, paths
+
+
+def test_a_heading_whose_markup_spans_lines_stays_one_heading():
+    html = "<h2><span>[REQUIRED]</span>\n   <span>test-1</span> Rendering<br/>of sums</h2><p>Sums\nare drawn.</p>"
+    assert html_to_text(html) == "## [REQUIRED] test-1 Rendering of sums\n\nSums\nare drawn."
