@@ -18,9 +18,10 @@ _TOKEN = re.compile(rb"\\([a-zA-Z]+)(-?\d+)? ?|\\'([0-9a-fA-F]{2})|\\(.)|([{}])|
 _SKIP = {b"fonttbl", b"colortbl", b"stylesheet", b"info", b"pict", b"object", b"header", b"footer",
          b"headerl", b"headerr", b"footerl", b"footerr", b"listtable", b"listoverridetable",
          b"rsidtbl", b"generator", b"xmlnstbl", b"themedata", b"colorschememapping", b"latentstyles",
-         b"datastore", b"fldinst", b"pgdsctbl", b"revtbl", b"filetbl", b"mmathPr", b"bkmkstart", b"bkmkend"}
+         b"datastore", b"fldinst", b"pgdsctbl", b"revtbl", b"filetbl", b"mmathPr", b"bkmkstart", b"bkmkend",
+         b"nonesttables"}  # the flat copy of nested tables kept for old readers (\nestcell is read)
 _BREAKS = {b"par": "\n\n", b"line": "\n", b"sect": "\n\n", b"page": "\n\n", b"row": "\n", b"tab": "\t",
-           b"cell": " | ", b"emdash": "\u2014", b"endash": "\u2013", b"bullet": "\u2022",
+           b"cell": " | ", b"nestcell": " | ", b"emdash": "\u2014", b"endash": "\u2013", b"bullet": "\u2022",
            b"lquote": "\u2018", b"rquote": "\u2019", b"ldblquote": "\u201c", b"rdblquote": "\u201d"}
 
 
@@ -28,32 +29,48 @@ def rtf_text(name: str, data: bytes) -> str:
     if not data.lstrip().startswith(b"{\\rtf"):
         raise WrongType(f"{name} is not an RTF file (it does not start with {{\\rtf); check its extension")
     out: list[str] = []
-    stack: list[tuple[bool, int]] = []
-    skipping, uc, pending_skip, codepage = False, 1, 0, "cp1252"
+    stack: list[tuple[bool, int, bool, int]] = []
+    # note: where the footnote this group holds began in ``out`` (-1: none)
+    skipping, uc, hidden, note, pending_skip, codepage = False, 1, False, -1, 0, "cp1252"
     for m in _TOKEN.finditer(data):
         word, arg, hexbyte, symbol, brace, plain = m.groups()
         if brace == b"{":
-            stack.append((skipping, uc))
+            stack.append((skipping, uc, hidden, note))
+            note = -1
             continue
         if brace == b"}":
-            skipping, uc = stack.pop() if stack else (False, 1)
+            if note >= 0:  # a footnote in its place, set apart: "signed. (By both parties.) It runs"
+                said = " ".join("".join(out[note:]).split())
+                out[note:] = [f" ({said})"] if said else []
+            skipping, uc, hidden, note = stack.pop() if stack else (False, 1, False, -1)
+            pending_skip = 0  # a group's end ends the fallback of a \uN in it
             continue
-        if pending_skip and (hexbyte or plain):
+        if pending_skip and (hexbyte or plain or word is not None or symbol is not None):
             if plain and len(plain) > pending_skip:
                 plain = plain[pending_skip:]
                 pending_skip = 0
-            else:
-                pending_skip -= 1 if hexbyte else len(plain or b"")
+            else:  # a control word or symbol is one character of the fallback
+                pending_skip -= len(plain) if plain else 1
                 continue
         if word is not None:
-            if word in _SKIP:
+            if word == b"nestrow":  # a nested table's row ends inside its skipped \*\nesttableprops
+                out.append("\n")
+            elif word in _SKIP:
                 skipping = True
             elif word == b"ansicpg" and arg:
                 codepage = f"cp{int(arg)}"
             elif word == b"uc" and arg:
                 uc = int(arg)
-            elif word == b"u" and arg and not skipping:
+            elif word == b"v":  # hidden text: \v on, \v0 off
+                hidden = arg != b"0"
+            elif word == b"plain":
+                hidden = False
+            elif word == b"footnote" and not skipping:
+                note = len(out)
+            elif word == b"u" and arg and not (skipping or hidden):
                 out.append(chr(int(arg) % 65536))
+                pending_skip = uc
+            elif word == b"u" and arg:
                 pending_skip = uc
             elif word in _BREAKS and not skipping:
                 out.append(_BREAKS[word])
@@ -61,14 +78,16 @@ def rtf_text(name: str, data: bytes) -> str:
         if symbol is not None:
             if symbol == b"*":
                 skipping = True
-            elif not skipping and symbol in (b"\\", b"{", b"}"):
+            elif skipping or hidden:
+                pass
+            elif symbol in (b"\\", b"{", b"}"):
                 out.append(symbol.decode())
-            elif not skipping and symbol == b"~":
+            elif symbol == b"~":
                 out.append("\u00a0")
-            elif not skipping and symbol == b"\n":
+            elif symbol == b"\n":
                 out.append("\n\n")
             continue
-        if skipping:
+        if skipping or hidden:
             continue
         if hexbyte is not None:
             try:

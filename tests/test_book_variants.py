@@ -1,6 +1,6 @@
-"""E-books as other tools make them, natively (the page runs the same reader under Pyodide):
-a whole book in one file that the contents list points into, a chapter file whose entry has
-its sections under it, and headings whose markup spans lines."""
+"""E-books and RTF as other tools make them, natively (the page runs the same readers under
+Pyodide): a whole book in one file that the contents list points into, a chapter file whose
+entry has its sections under it, headings whose markup spans lines, and RTF as Word writes it."""
 
 from __future__ import annotations
 
@@ -61,3 +61,22 @@ def test_a_chapter_entry_with_its_sections_under_it_titles_its_file():
 def test_a_heading_whose_markup_spans_lines_stays_one_heading():
     html = "<h2><span>[REQUIRED]</span>\n   <span>test-1</span> Rendering<br/>of sums</h2><p>Sums\nare drawn.</p>"
     assert html_to_text(html) == "## [REQUIRED] test-1 Rendering of sums\n\nSums\nare drawn."
+
+
+RTF = (rb"{\rtf1\ansi\ansicpg1252{\fonttbl\f0 Helvetica;}"
+       rb"{\listtext\tab \u8226 \tab}First item.\par "
+       rb"The lease is signed.{\super\chftn}{\footnote \pard\plain {\super\chftn} By both parties.} It runs a year.\par "
+       rb"Visible {\v hidden words} text.\par "
+       rb"\pard\intbl\itap2 Deep A\nestcell Deep B\nestcell{\*\nesttableprops\trowd\cellx2000\cellx4000\nestrow}"
+       rb"{\nonesttables FLAT COPY\par}\pard\intbl\itap1 Outer\cell\row\pard\itap0 After.\par}")
+
+
+def test_rtf_as_word_writes_it_fallbacks_footnotes_hidden_text_and_nested_tables():
+    """After \\uN one fallback character is skipped, and a control word counts as one ("First"
+    lost its F); a footnote is set apart from the sentence it follows; hidden text and the
+    flat copy of a nested table kept for old readers are not the document's text."""
+    from readingroom.extract.rtf import rtf_text
+
+    text = rtf_text("lease.rtf", RTF)
+    assert text == ("\u2022First item.\n\nThe lease is signed. (By both parties.) It runs a year.\n\n"
+                    "Visible  text.\n\nDeep A | Deep B |\nOuter |\nAfter."), text
