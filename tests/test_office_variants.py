@@ -1,7 +1,8 @@
 """Office files as other writers save them, natively (the page runs the same readers under
 Pyodide): Strict Open XML, a main part under another name, Word's tracked changes, which are
 read as accepted (deleted and moved-away text is not the document's text), drop caps and text
-boxes, and OpenDocument's numbered lists with their headers."""
+boxes, OpenDocument's numbered lists with their headers, workbooks zipped by other tools, and
+a sheet's title above its header row."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import io
 import re
 import zipfile
 
+import pytest
+
 import formats
+from readingroom.errors import Encrypted
 from readingroom.extract import extract
 
 TRANSITIONAL = {
@@ -178,3 +182,78 @@ def test_content_controls_in_tables_keep_their_cells_in_their_columns():
     text = extract("form.docx", data).text()
     assert text == ("Form 7-B, filled in.\n\n| Field | Value |\n|---|---|\n"
                     "| Applicant | Ada Byron |\n| Town | Marlow |"), text
+
+
+def shared_strings(data: bytes) -> bytes:
+    """The workbook with its text cells in a shared strings part, as Excel saves them
+    (openpyxl writes them inline)."""
+    strings: list[str] = []
+
+    def cell(m):
+        strings.append(m[2])
+        return f'<c{m[1]} t="s"><v>{len(strings) - 1}</v></c>'.encode()
+
+    def change(name, body):
+        if name.startswith("xl/worksheets/"):
+            body = re.sub(rb'<c([^>]*?) t="inlineStr"><is><t>([^<]*)</t></is></c>',
+                          lambda m: cell((None, m[1].decode(), m[2].decode())), body)
+        return name, body
+    out = rewritten(data, change)
+    sst = ('<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+           + "".join(f"<si><t>{t}</t></si>" for t in strings) + "</sst>")
+    rels = zipfile.ZipFile(io.BytesIO(out)).read("xl/_rels/workbook.xml.rels").replace(
+        b"</Relationships>", b'<Relationship Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+        b'relationships/sharedStrings" Target="sharedStrings.xml" Id="rId99"/></Relationships>')
+    return formats.with_member(formats.with_member(out, "xl/sharedStrings.xml", sst),
+                               "xl/_rels/workbook.xml.rels", rels)
+
+
+def test_workbooks_zipped_by_other_tools_read_like_excels_own():
+    """Windows paths in the zip ("xl\\workbook.xml"), a part named in another case
+    ("xl/SharedStrings.xml", found by the workbook's relationships) and a package with its
+    workbook at the top all read as the workbook Excel saved."""
+    usual = shared_strings(formats.xlsx_bytes())
+    assert "xl/sharedStrings.xml" in zipfile.ZipFile(io.BytesIO(usual)).namelist()
+    want = extract("budget.xlsx", usual).text()
+    backslashed = rewritten(usual, lambda n, b: (n.replace("/", "\\") if n.startswith("xl/") else n, b))
+    cased = rewritten(usual, lambda n, b: ("xl/SharedStrings.xml" if n == "xl/sharedStrings.xml" else n,
+                                          b.replace(b'Target="sharedStrings.xml"', b'Target="SharedStrings.xml"')))
+
+    def flat(name, body):  # every part of xl/ at the top, the relationships pointing there
+        if name == "_rels/.rels":
+            return name, body.replace(b"xl/workbook.xml", b"workbook.xml")
+        if name == "xl/_rels/workbook.xml.rels":
+            return "_rels/workbook.xml.rels", body.replace(b"/xl/", b"/")
+        return (name[3:] if name.startswith("xl/") else name), body.replace(b"/xl/", b"/")
+    top = rewritten(usual, flat)
+    for data in (backslashed, cased, top):
+        assert extract("budget.xlsx", data).text() == want
+    assert "Captain Nemo" in want
+
+
+def test_a_password_protected_opendocument_file_is_refused_as_such():
+    manifest = ('<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+                '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml">'
+                '<manifest:encryption-data manifest:checksum-type="SHA1/1K" manifest:checksum="x"/>'
+                "</manifest:file-entry></manifest:manifest>")
+    data = formats.with_member(formats.with_member(formats.ods_bytes(), "META-INF/manifest.xml", manifest),
+                               "content.xml", bytes(range(256)) * 4)
+    with pytest.raises(Encrypted, match="password"):
+        extract("stock.ods", data)
+
+
+def test_a_title_above_a_sheets_header_row_is_text_and_the_header_is_the_header():
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Bookings"
+    ws.append(["Harbour bookings for March"])
+    ws.append([])
+    ws.append(["Berth", "Boat", "Skipper"])
+    ws.append(["B4", "Sea Otter", "Ines Duarte"])
+    buf = io.BytesIO()
+    wb.save(buf)
+    doc = extract("harbour.xlsx", buf.getvalue())
+    assert doc.sections[0].text == ("Harbour bookings for March\n\n| Berth | Boat | Skipper |\n|---|---|---|\n"
+                                    "| B4 | Sea Otter | Ines Duarte |"), doc.sections[0].text

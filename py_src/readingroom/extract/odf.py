@@ -7,7 +7,7 @@ from __future__ import annotations
 from xml.etree import ElementTree as ET
 
 from .. import places
-from ..errors import EmptyDocument
+from ..errors import EmptyDocument, Encrypted
 from .document import Document, Section, table_lines, table_text
 from .sheets import Budget, sheet_sections
 from .zipped import Package, local
@@ -175,6 +175,9 @@ class _Text:
 def read(name: str, data: bytes, doc_type: str) -> Document:
     pkg = Package(name, data, KINDS[doc_type])
     pkg.expect("content.xml")
+    if pkg.has("META-INF/manifest.xml") and b"encryption-data" in pkg.raw("META-INF/manifest.xml"):
+        raise Encrypted(f"{name} is protected by a password; open it in its program, remove the "
+                        "password, save it and add it again")
     content = pkg.xml("content.xml")
     body = content.find(f"{OFFICE}body")
     if body is None:

@@ -16,7 +16,7 @@ from xml.etree import ElementTree as ET
 from .. import places
 from ..errors import CorruptFile, EmptyDocument
 from .document import Document, Section, split_rows, table_lines
-from .zipped import Package, main_part, relationships, transitional
+from .zipped import Package, main_part, related, relationships, transitional
 
 MAX_CELLS = 200_000
 S = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
@@ -50,14 +50,32 @@ def sheet_sections(title: str | None, rows: list[tuple[int, list[str]]]) -> list
     width = max(len(c) for _, c in rows)
     while width and not any(len(c) >= width and c[width - 1] for _, c in rows):
         width -= 1
+    titles, rows = _titles(rows)
     lines = table_lines([c[:width] for _, c in rows])
     head = (places.sheet_heading(title),) if title is not None else ()
     header, body, numbers = lines[:2], lines[2:], [n for n, _ in rows[1:]]
     pieces = split_rows(header, body)
+    above = "".join(t + "\n\n" for t in titles)
     if len(pieces) <= 1:
-        return [Section(head, "\n".join(lines))]
-    return [Section(head + (places.rows_heading(numbers[a], numbers[b - 1]),), "\n".join(header + body[a:b]))
+        return [Section(head, above + "\n".join(lines))]
+    return [Section(head + (places.rows_heading(numbers[a], numbers[b - 1]),),
+                    (above if a == 0 else "") + "\n".join(header + body[a:b]))
             for a, b in pieces]
+
+
+MAX_TITLE_ROWS = 3
+
+
+def _titles(rows: list[tuple[int, list[str]]]) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """A sheet's title lines above its header row ("Arrest bookings for 01/30/17" alone in
+    A1 over a header of 36 columns), and its rows from the header on. Only rows of one cell,
+    at most ``MAX_TITLE_ROWS``, over a row of two cells or more; otherwise none."""
+    n = 0
+    while n < min(MAX_TITLE_ROWS, len(rows) - 1) and sum(1 for c in rows[n][1] if c) == 1:
+        n += 1
+    if n == 0 or sum(1 for c in rows[n][1] if c) < 2:
+        return [], rows
+    return [next(c for c in cells if c) for _, cells in rows[:n]], rows[n:]
 
 
 def _column(ref: str) -> int:
@@ -70,8 +88,8 @@ def _column(ref: str) -> int:
     return n - 1
 
 
-def _date_styles(pkg: Package) -> set[int]:
-    root = pkg.optional_xml("xl/styles.xml")
+def _date_styles(pkg: Package, styles: str) -> set[int]:
+    root = pkg.optional_xml(styles)
     if root is None:
         return set()
     custom = {int(f.get("numFmtId", "0")) for f in root.iter(f"{S}numFmt")
@@ -117,9 +135,9 @@ def read_xlsx(name: str, data: bytes) -> Document:
     pkg = Package(name, data, "an Excel workbook")
     book = main_part(pkg, "xl/workbook.xml")
     rels = relationships(pkg, book)
-    root = pkg.optional_xml("xl/sharedStrings.xml")
+    root = pkg.optional_xml(related(pkg, book, "sharedStrings", "xl/sharedStrings.xml"))
     shared = ["".join(t.text or "" for t in si.iter(f"{S}t")) for si in root.iter(f"{S}si")] if root is not None else []
-    dates = _date_styles(pkg)
+    dates = _date_styles(pkg, related(pkg, book, "styles", "xl/styles.xml"))
     budget = Budget(name)
     sections: list[Section] = []
     sheets = list(pkg.xml(book).iter(f"{S}sheet"))

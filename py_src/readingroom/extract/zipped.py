@@ -65,24 +65,26 @@ class Package:
         if total > MAX_UNPACKED:
             raise ArchiveTooLarge(f"{name} was refused: it would unpack to {total / 2**20:.0f} MB; "
                                   f"the limit is {MAX_UNPACKED // 2**20} MB")
-        self.names = {i.filename for i in infos}
-        self.infos = {i.filename: i for i in infos}
+        # Part names as the package means them: some writers store "xl\\workbook.xml", and
+        # Office's part names are the same whatever their case ("xl/SharedStrings.xml").
+        self.infos = {i.filename.replace("\\", "/"): i for i in infos}
+        self.folded = {name.lower(): i for name, i in self.infos.items()}
         self._read = 0
 
     def expect(self, member: str) -> None:
         """Refuse a zip that lacks ``member``: the wrong kind of file, or a damaged one."""
-        if member in self.names:
+        if self.has(member):
             return
         for part, what in _MAIN_PARTS:
-            if part in self.names:
+            if self.has(part):
                 raise WrongType(f"{self.name} is {what}, not {self.kind}; check its extension")
         raise CorruptFile(f"{self.name} is damaged or not {self.kind}: it has no {member}")
 
     def has(self, member: str) -> bool:
-        return member in self.names
+        return member in self.infos or member.lower() in self.folded
 
     def raw(self, member: str) -> bytes:
-        info = self.infos.get(member)
+        info = self.infos.get(member) or self.folded.get(member.lower())
         if info is None:
             raise CorruptFile(f"{self.name} is damaged or not {self.kind}: it has no {member}")
         if info.flag_bits & 1:
@@ -150,29 +152,39 @@ def resolve(base: str, target: str) -> str:
     return "/".join(parts)
 
 
-def relationships(pkg: Package, part: str) -> dict[str, str]:
-    """An OOXML part's relationships: id -> the target part's name."""
+def _relations(pkg: Package, part: str) -> list[tuple[str, str, str]]:
+    """An OOXML part's relationships inside the package: (id, type, the target part's name)."""
     folder, _, leaf = part.rpartition("/")
     rels = f"{folder}/_rels/{leaf}.rels" if folder else f"_rels/{leaf}.rels"
     root = pkg.optional_xml(rels)
     if root is None:
-        return {}
-    return {r.get("Id", ""): resolve(part, r.get("Target", "")) for r in root
-            if r.get("TargetMode") != "External"}
+        return []
+    return [(r.get("Id", ""), r.get("Type", ""), resolve(part, r.get("Target", ""))) for r in root
+            if r.get("TargetMode") != "External"]
+
+
+def relationships(pkg: Package, part: str) -> dict[str, str]:
+    """An OOXML part's relationships: id -> the target part's name."""
+    return {rid: target for rid, _type, target in _relations(pkg, part)}
+
+
+def related(pkg: Package, part: str, kind: str, usual: str) -> str:
+    """The part ``part`` relates to as ``kind`` ("sharedStrings", "styles"), else ``usual``."""
+    return next((t for _id, typ, t in _relations(pkg, part) if typ.endswith("/" + kind)), usual)
 
 
 OFFICE_DOCUMENT = "/relationships/officeDocument"
 
 
 def main_part(pkg: Package, usual: str) -> str:
-    """An OOXML package's main part, as its ``_rels/.rels`` names it (``word/document2.xml`` in
-    some writers' files) when it sits in the usual part's folder (a workbook named by a file
-    called .docx is the wrong kind of file, not its main part), else the ``usual`` name;
-    refused when the package lacks it."""
+    """An OOXML package's main part, as its ``_rels/.rels`` names it (``word/document2.xml``,
+    or a ``workbook.xml`` at the top, in some writers' files) when it sits in the usual part's
+    folder or has its name (a workbook named by a file called .docx is the wrong kind of file,
+    not its main part), else the ``usual`` name; refused when the package lacks it."""
     root = pkg.optional_xml("_rels/.rels")
-    folder = usual.split("/", 1)[0] + "/"
+    folder, leaf = usual.split("/", 1)[0] + "/", usual.rsplit("/", 1)[-1]
     named = [resolve("", r.get("Target", "")) for r in (root if root is not None else ())
              if r.get("Type", "").endswith(OFFICE_DOCUMENT) and r.get("TargetMode") != "External"]
-    part = next((t for t in named if t.startswith(folder) and pkg.has(t)), usual)
+    part = next((t for t in named if (t.startswith(folder) or t.rsplit("/", 1)[-1] == leaf) and pkg.has(t)), usual)
     pkg.expect(part)
     return part
