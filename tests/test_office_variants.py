@@ -257,3 +257,37 @@ def test_a_title_above_a_sheets_header_row_is_text_and_the_header_is_the_header(
     doc = extract("harbour.xlsx", buf.getvalue())
     assert doc.sections[0].text == ("Harbour bookings for March\n\n| Berth | Boat | Skipper |\n|---|---|---|\n"
                                     "| B4 | Sea Otter | Ines Duarte |"), doc.sections[0].text
+
+
+def test_cells_read_as_excel_shows_them():
+    """Numbers at Excel's 15 significant digits (0.1 + 0.2 is stored as 0.30000000000000004),
+    dates of a workbook counted from 1904 (old Mac Excel), Japanese text without its phonetic
+    guide, and ``_x000D_`` as the character it escapes."""
+    from datetime import date
+
+    from openpyxl import Workbook
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904
+
+    wb = Workbook()
+    wb.epoch = CALENDAR_MAC_1904
+    ws = wb.active
+    ws.append(["Item", "Share", "Due", "Name"])
+    ws.append(["Ropes", 0.1 + 0.2, date(2021, 3, 15), "NAME"])
+    buf = io.BytesIO()
+    wb.save(buf)
+    sst = ('<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+           '<si><r><t>\u6771\u4eac</t></r><rPh sb="0" eb="2"><t>\u30c8\u30a6\u30ad\u30e7\u30a6</t></rPh></si>'
+           '<si><t>Line_x000D_ two</t></si></sst>')
+
+    def change(name, body):
+        if name == "xl/worksheets/sheet1.xml":
+            body = body.replace(b'<c r="D2" t="inlineStr"><is><t>NAME</t></is></c>',
+                                b'<c r="D2" t="s"><v>0</v></c><c r="E2" t="s"><v>1</v></c>')
+        if name == "xl/_rels/workbook.xml.rels":
+            body = body.replace(b"</Relationships>", b'<Relationship Type="http://schemas.openxmlformats.org/'
+                                b'officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml" '
+                                b'Id="rId99"/></Relationships>')
+        return name, body
+    data = formats.with_member(rewritten(buf.getvalue(), change), "xl/sharedStrings.xml", sst)
+    text = extract("share.xlsx", data).text()
+    assert "| Ropes | 0.3 | 2021-03-15 | \u6771\u4eac | Line two |" in text, text

@@ -99,10 +99,37 @@ def _date_styles(pkg: Package, styles: str) -> set[int]:
             if int(xf.get("numFmtId", "0")) in _DATE_FORMATS | custom}
 
 
-def _value(c: ET.Element, shared: list[str], dates: set[int]) -> str:
+_ESCAPED = re.compile(r"_x([0-9A-Fa-f]{4})_")  # OOXML's escape for a character XML cannot hold
+
+
+def _string(si: ET.Element) -> str:
+    """A string item's text: its runs, not the phonetic guide (``rPh``) over Japanese text;
+    ``_x000D_`` and the like read as the characters they stand for."""
+    parts = [t.text or "" for t in si.findall(f"{S}t")] + [t.text or "" for t in si.findall(f"{S}r/{S}t")]
+    if not parts:
+        parts = [t.text or "" for t in si.iter(f"{S}t")]
+    return _ESCAPED.sub(lambda m: chr(int(m[1], 16)), "".join(parts))
+
+
+def _number(text: str) -> str:
+    """A number as Excel shows it: at most 15 significant digits (10.2, not the stored
+    10.199999999999999)."""
+    if len(text) <= 15 or not re.fullmatch(r"-?\d+\.\d+(?:[eE][-+]?\d+)?", text):
+        return text
+    try:
+        return f"{float(text):.15g}"
+    except ValueError:
+        return text
+
+
+EPOCH, EPOCH_1904 = datetime(1899, 12, 30), datetime(1904, 1, 1)  # day 0 of a workbook's serial dates
+
+
+def _value(c: ET.Element, shared: list[str], dates: set[int], epoch: datetime = EPOCH) -> str:
     kind = c.get("t", "n")
     if kind == "inlineStr":
-        return "".join(t.text or "" for t in c.iter(f"{S}t"))
+        inline = c.find(f"{S}is")
+        return _string(inline) if inline is not None else ""
     v = c.find(f"{S}v")
     text = v.text if v is not None and v.text is not None else ""
     if kind == "s":
@@ -111,11 +138,11 @@ def _value(c: ET.Element, shared: list[str], dates: set[int]) -> str:
         return "TRUE" if text == "1" else "FALSE"
     if kind == "n" and text and c.get("s", "").isdigit() and int(c.get("s")) in dates:
         try:
-            day = datetime(1899, 12, 30) + timedelta(days=float(text))
+            day = epoch + timedelta(days=float(text))
             return day.strftime("%Y-%m-%d") if day.hour == day.minute == 0 else day.isoformat(" ", "minutes")
         except (ValueError, OverflowError):
             return text
-    return text
+    return _number(text) if kind == "n" else text
 
 
 def _rows(pkg: Package, part: str):
@@ -136,11 +163,14 @@ def read_xlsx(name: str, data: bytes) -> Document:
     book = main_part(pkg, "xl/workbook.xml")
     rels = relationships(pkg, book)
     root = pkg.optional_xml(related(pkg, book, "sharedStrings", "xl/sharedStrings.xml"))
-    shared = ["".join(t.text or "" for t in si.iter(f"{S}t")) for si in root.iter(f"{S}si")] if root is not None else []
+    shared = [_string(si) for si in root.iter(f"{S}si")] if root is not None else []
     dates = _date_styles(pkg, related(pkg, book, "styles", "xl/styles.xml"))
     budget = Budget(name)
     sections: list[Section] = []
-    sheets = list(pkg.xml(book).iter(f"{S}sheet"))
+    workbook = pkg.xml(book)
+    props = workbook.find(f"{S}workbookPr")  # a workbook from old Mac Excel counts its days from 1904
+    epoch = EPOCH_1904 if props is not None and props.get("date1904") in ("1", "true") else EPOCH
+    sheets = list(workbook.iter(f"{S}sheet"))
     for sheet in sheets:
         part = rels.get(sheet.get(f"{R}id", ""))
         if not part or not pkg.has(part) or budget.capped:
@@ -154,7 +184,7 @@ def read_xlsx(name: str, data: bytes) -> Document:
             for i, c in enumerate(cells):
                 col = _column(c.get("r", "")) if c.get("r") else i
                 out += [""] * (max(col, len(out)) - len(out))
-                out.append(_value(c, shared, dates))
+                out.append(_value(c, shared, dates, epoch))
             rows.append((int(row.get("r", len(rows) + 1)), out))
             row.clear()
         sections += sheet_sections(sheet.get("name", "?"), rows)
