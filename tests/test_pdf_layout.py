@@ -36,6 +36,29 @@ def test_running_heads_with_the_page_number_ligatures_and_words_across_pages():
     assert {s.heading_path for s in doc.sections} == {("Methods",), ("Methods", "Later")}
 
 
+def test_pages_that_all_say_the_same_are_text_not_running_heads():
+    """One page printed four ways (pypdf's sample of a rotated page), a form repeated: every
+    line repeats on every page, and dropping them as running heads left nothing at all."""
+    doc = document("notice.pdf", ["Closed on Monday\nfor the harvest fair"] * 4)
+    assert [s.text for s in doc.sections] == ["Closed on Monday\nfor the harvest fair"] * 4
+
+
+def test_characters_a_font_maps_to_nothing_are_spaces_not_a_refusal():
+    """pdflatex's math minus comes out of pypdf as NUL: the page is text with a gap, never
+    "a binary file"."""
+    from readingroom.ingest.chunking import ChunkSettings
+    from readingroom.ingest.documents import prepare_document
+    from readingroom import NewDocument
+    from unittest import mock
+
+    import readingroom.extract.pdf as pdf
+
+    pages = ["The map \u03c0\x001(U) is open when U is.\nIt holds for a\x00b in Z."]
+    with mock.patch.object(pdf, "pdf_pages", return_value=(pages, [])):
+        _doc, text, chunks = prepare_document(NewDocument("topo.pdf", data=b"%PDF-1.4"), ChunkSettings())
+    assert "\x00" not in text and "\u03c0 1(U)" in text and chunks
+
+
 def test_a_pdf_without_text_is_refused_with_a_reason(library):
     from helpers import run
     from readingroom import NewDocument

@@ -103,13 +103,21 @@ def _accents(text: str) -> str:
     return _ACCENTED.sub(lambda m: unicodedata.normalize("NFC", m.group(2) + _SPACING_ACCENTS[m.group(1)]), text)
 
 
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
 def clean_pages(pages: list[str], outline: list[tuple[int, str, int]] = ()) -> list[str]:
-    """The pages' text without running lines, with broken words joined and ligatures undone."""
+    """The pages' text without running lines, with broken words joined and ligatures undone;
+    control characters (a glyph of a font that maps to no character: pdflatex's math minus
+    comes out as NUL) read as spaces."""
+    pages = [_CONTROLS.sub(" ", p) for p in pages]
     split = [[line.rstrip() for line in _accents(p.translate(str.maketrans(_LIGATURES))).split("\n")] for p in pages]
     titles: dict[int, set[str]] = {}
     for _level, title, page in outline:
         titles.setdefault(page, set()).add(_norm(title))
     drops = running_lines(split, titles)
+    if not any(line.strip() for lines, drop in zip(split, drops) for i, line in enumerate(lines) if i not in drop):
+        drops = [set() for _ in split]  # every line repeats (one page printed four ways): they are the text
     texts = ["\n".join(line for i, line in enumerate(lines) if i not in drop).strip()
              for lines, drop in zip(split, drops)]
     texts = join_split_ligatures([_LEADER.sub(" ", _HYPHEN.sub(r"\1\2\n", t)) for t in texts])
@@ -215,10 +223,10 @@ def document(name: str, pages: list[str], outline: list[tuple[int, str, int]] | 
     scanned = set(scanned or ())
     texts = clean_pages(list(pages), outline)
     if not any(t.strip() for t in texts):
-        raise EmptyDocument(f"{name} has no text layer (scanned images?) and no words could be "
-                            "read from its pictures here; OCR runs in the CLI, not yet in the page")
+        raise EmptyDocument(f"{name} has no text layer, and OCR found no words in it" if scanned else
+                            f"{name} has no text layer and no picture OCR could read (drawings only, or "
+                            "OCR is not installed: natively it needs Debian's tesseract-ocr)")
     notes = [f"{name}: page {n} has no text" + (" (OCR found no words)" if n in scanned else
-                                              " layer and was left out (scanned pages are read by "
-                                              "OCR in the command line, not yet in the page)")
+                                              " layer and no picture OCR could read; it was left out")
              for n, t in enumerate(texts, start=1) if not t.strip()]
     return Document("pdf", _sections(texts, outline, scanned), pages=len(texts), notes=notes)

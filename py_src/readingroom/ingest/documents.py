@@ -92,8 +92,7 @@ def prepare_document(doc: NewDocument, settings: ChunkSettings) -> tuple[Documen
         raise NotText(f"{doc.name} looks like a binary file, not text")
     if not text.strip() or not chunks:
         if doc_type == "pdf":
-            raise EmptyDocument(f"{doc.name} has no text layer (scanned images?); reading scans "
-                                "(OCR) is not available yet")
+            raise EmptyDocument(f"{doc.name} has no text layer and no words OCR could read")
         raise EmptyDocument(f"{doc.name} has no text to index")
     return extracted, text, chunks
 
