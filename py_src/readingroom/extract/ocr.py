@@ -20,6 +20,7 @@ from pathlib import Path
 from .. import places
 from ..errors import BadInput, EmptyDocument, OcrModelMismatch, OcrUnavailable, WrongType
 from .document import Document, Section
+from .ocr_text import readable
 
 # Debian bookworm's tesseract-ocr-eng 1:4.1.0-2 (tessdata_fast "eng"), as installed.
 MODEL_SHA256 = "7d4322bd2a7749724879683fc3912cb542f19906c83bcc1a52132556427170b2"
@@ -81,7 +82,7 @@ def document(name: str, pages: list[str]) -> Document:
     """OCR'd pages as sections (``page`` set, marked as read by OCR); empty pages noted."""
     sections, notes = [], []
     for number, text in enumerate(pages, start=1):
-        text = "\n".join(line.rstrip() for line in text.strip().split("\n"))
+        text = readable("\n".join(line.rstrip() for line in text.strip().split("\n")))
         if any(ch.isalnum() for ch in text):
             sections.append(Section((places.OCR,), text, page=number))
         else:

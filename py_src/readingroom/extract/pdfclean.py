@@ -23,6 +23,7 @@ from collections import Counter
 from .. import places
 from ..errors import EmptyDocument
 from .document import Document, Section
+from .ocr_text import readable
 from .pdffonts import font_outline
 
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
@@ -221,6 +222,7 @@ def document(name: str, pages: list[str], outline: list[tuple[int, str, int]] | 
     if not outline and fonts:
         outline = font_outline([[(str(t), float(h)) for t, h in page] for page in fonts])
     scanned = set(scanned or ())
+    pages = [readable(p) if n in scanned else p for n, p in enumerate(pages, start=1)]  # a photo's noise is no words
     texts = clean_pages(list(pages), outline)
     if not any(t.strip() for t in texts):
         raise EmptyDocument(f"{name} has no text layer, and OCR found no words in it" if scanned else
