@@ -58,6 +58,17 @@ def test_a_chapter_entry_with_its_sections_under_it_titles_its_file():
     assert ("Knots and ropes", "Knots", "Hitches") in paths or ("Knots and ropes", "Hitches") in paths, paths
 
 
+def test_preformatted_code_keeps_its_indentation_as_a_code_block():
+    """<pre><code> and a <pre> in a code-highlighting block are code, fenced, indentation kept;
+    other preformatted text (a plain-text page, an RFC) keeps its lines and stays prose."""
+    code = "<p>Code:</p><pre><code>\ndef status():\n    print( 'working' )\n</code></pre><p>After   the\ncode.</p>"
+    assert html_to_text(code) == "Code:\n\n```\ndef status():\n    print( 'working' )\n```\n\nAfter the\ncode."
+    sphinx = '<div class="highlight-python"><div class="highlight"><pre>x = 1\n    y = 2</pre></div></div><p>Done.</p>'
+    assert html_to_text(sphinx) == "```\nx = 1\n    y = 2\n```\n\nDone."
+    rfc = "<pre>\n1.  Introduction\n\n   The protocol   runs over TCP.\n</pre>"
+    assert html_to_text(rfc) == "1.  Introduction\n\n   The protocol   runs over TCP."
+
+
 def test_a_heading_whose_markup_spans_lines_stays_one_heading():
     html = "<h2><span>[REQUIRED]</span>\n   <span>test-1</span> Rendering<br/>of sums</h2><p>Sums\nare drawn.</p>"
     assert html_to_text(html) == "## [REQUIRED] test-1 Rendering of sums\n\nSums\nare drawn."

@@ -19,6 +19,14 @@ _SKIP = {"script", "style", "noscript", "template", "head", "svg", "iframe", "ob
 _BLOCK = {"p", "div", "section", "article", "header", "footer", "main", "aside", "nav", "li",
           "ul", "ol", "table", "tr", "blockquote", "pre", "br", "hr", "dd", "dt", "figure",
           "figcaption", "h1", "h2", "h3", "h4", "h5", "h6"}
+FENCE = "```"  # a <pre> block of code, as Markdown writes it
+VERBATIM, END_VERBATIM = "\x02", "\x03"  # around other <pre> text while it is read: its lines kept as they are
+_CODE_CLASS = re.compile(r"highlight|sourceCode|\bcode\b|language-|lang-|\bsrc\b", re.I)
+
+
+def _codeish(attrs) -> bool:
+    return any(k == "class" and v and _CODE_CLASS.search(v) for k, v in attrs)
+
 _VOID = {"br", "hr", "img", "input", "meta", "link", "area", "base", "col", "embed", "source",
          "track", "wbr"}
 
@@ -31,6 +39,10 @@ class _Text(HTMLParser):
         self.tables: list[list[list[str]]] = []  # open tables (nested ones too): rows of cells
         self.lists: list[list] = []  # open lists: [tag, items so far]
         self.heading = False  # inside <h1>-<h6>: its text stays on the heading's line
+        self.pre = 0  # inside <pre>: its lines keep their indentation
+        self.pre_at = 0  # where the open <pre> began in ``parts``
+        self.code = False  # the open <pre> is code (a <code> in it, or a code class on it or around it)
+        self.divs: list[bool] = []  # open <div>s: has each a code class ("highlight", "sourceCode")?
 
     def handle_starttag(self, tag: str, attrs) -> None:
         if tag in _SKIP:
@@ -58,6 +70,15 @@ class _Text(HTMLParser):
             self.lists.append([tag, 0])
         if tag in _BLOCK:
             self.parts.append("\n\n")
+        if tag == "div":
+            self.divs.append(_codeish(attrs))
+        if tag == "pre" and not self.skip:
+            self.pre += 1
+            if self.pre == 1:
+                self.pre_at, self.code = len(self.parts), _codeish(attrs) or any(self.divs)
+                self.parts.append(f"{VERBATIM}\n")
+        if tag == "code" and self.pre:
+            self.code = True
         if tag == "li" and self.lists:
             self.lists[-1][1] += 1
             kind, n = self.lists[-1]
@@ -81,6 +102,20 @@ class _Text(HTMLParser):
         elif self.tables:
             if tag in _BLOCK:
                 self._cell(" ")
+        elif tag == "div" and self.divs and not self.tables:
+            self.divs.pop()
+            self.parts.append("\n\n")
+        elif tag == "pre" and self.pre:
+            self.pre -= 1
+            if not self.pre:
+                if self.parts and self.parts[-1].endswith("\n"):
+                    self.parts[-1] = self.parts[-1][:-1]  # the newline before </pre> ends its last line
+                # code is fenced as Markdown writes it; other preformatted text (a plain-text
+                # page, an RFC) keeps its lines and stays prose
+                end = FENCE if self.code else END_VERBATIM
+                if self.code:
+                    self.parts[self.pre_at] = f"{FENCE}\n"
+                self.parts.append(f"\n{end}\n\n")
         elif tag in ("ul", "ol") and self.lists:
             self.lists.pop()
             self.parts.append("\n\n")
@@ -100,6 +135,8 @@ class _Text(HTMLParser):
         if self.tables:
             self._cell(data)
         else:
+            if self.pre and self.parts and self.parts[-1] == f"{VERBATIM}\n" and data.startswith("\n"):
+                data = data[1:]  # a newline right after <pre> is not part of its text
             self.parts.append(data.replace("\n", " ") if self.heading else data)  # a heading is one line
 
 
@@ -110,5 +147,12 @@ def html_to_text(html: str) -> str:
     while parser.tables:  # a table never closed still counts
         parser.handle_endtag("table")
     text = "".join(parser.parts)
-    lines = [" ".join(line.split()) for line in text.split("\n")]
+    lines, fenced, verbatim = [], False, False
+    for line in text.split("\n"):
+        if line in (VERBATIM, END_VERBATIM):
+            verbatim = line == VERBATIM
+            continue
+        if line == FENCE:
+            fenced = not fenced
+        lines.append(line.rstrip() if (fenced or verbatim) and line != FENCE else " ".join(line.split()))
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
