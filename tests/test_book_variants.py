@@ -69,6 +69,13 @@ def test_preformatted_code_keeps_its_indentation_as_a_code_block():
     assert html_to_text(rfc) == "1.  Introduction\n\n   The protocol   runs over TCP."
 
 
+def test_a_line_break_stays_inside_its_paragraph():
+    """<br> breaks a line, not a paragraph: a sentence hard-wrapped with it stays one sentence
+    (it was cut in two), an address stays one block; in a table cell it is a space."""
+    html = "<p>The ferry leaves at nine<br/>and returns at six.</p><p>Ada Byron<br>Marlow</p><table><tr><td>a<br>b</td></tr></table>"
+    assert html_to_text(html) == "The ferry leaves at nine\nand returns at six.\n\nAda Byron\nMarlow\n\n| a b |\n|---|"
+
+
 def test_a_heading_whose_markup_spans_lines_stays_one_heading():
     html = "<h2><span>[REQUIRED]</span>\n   <span>test-1</span> Rendering<br/>of sums</h2><p>Sums\nare drawn.</p>"
     assert html_to_text(html) == "## [REQUIRED] test-1 Rendering of sums\n\nSums\nare drawn."

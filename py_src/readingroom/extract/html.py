@@ -17,7 +17,7 @@ from .document import table_lines, table_text
 
 _SKIP = {"script", "style", "noscript", "template", "head", "svg", "iframe", "object"}
 _BLOCK = {"p", "div", "section", "article", "header", "footer", "main", "aside", "nav", "li",
-          "ul", "ol", "table", "tr", "blockquote", "pre", "br", "hr", "dd", "dt", "figure",
+          "ul", "ol", "table", "tr", "blockquote", "pre", "hr", "dd", "dt", "figure",
           "figcaption", "h1", "h2", "h3", "h4", "h5", "h6"}
 FENCE = "```"  # a <pre> block of code, as Markdown writes it
 VERBATIM, END_VERBATIM = "\x02", "\x03"  # around other <pre> text while it is read: its lines kept as they are
@@ -57,14 +57,14 @@ class _Text(HTMLParser):
                 rows.append([])
             elif tag in ("td", "th"):
                 (rows[-1] if rows else rows.append([]) or rows[-1]).append("")
-            elif tag in _BLOCK:
+            elif tag in _BLOCK or tag == "br":
                 self._cell(" ")
             return
         if tag == "table":
             self.tables.append([])
             return
-        if tag == "br" and self.heading:
-            self.parts.append(" ")
+        if tag == "br":  # a line break inside its paragraph (a heading stays one line)
+            self.parts.append(" " if self.heading else "\n")
             return
         if tag in ("ul", "ol"):
             self.lists.append([tag, 0])
