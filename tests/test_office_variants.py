@@ -75,6 +75,12 @@ def test_a_main_part_under_another_name_is_found_by_the_package_relationships():
 
 
 W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+
+
+def word_text(name: str, document_xml: str) -> str:
+    """The text read from a .docx whose document part is ``document_xml``."""
+    return extract(name, formats.with_member(formats.docx_bytes(), "word/document.xml", document_xml)).text()
+
 TRACKED = f"""<w:document {W}><w:body>
 <w:p><w:r><w:t xml:space="preserve">The lease runs </w:t></w:r>
   <w:del w:id="1" w:author="A"><w:r><w:delText xml:space="preserve">five </w:delText></w:r></w:del>
@@ -96,8 +102,7 @@ TRACKED = f"""<w:document {W}><w:body>
 
 
 def test_tracked_changes_are_read_as_accepted():
-    data = formats.with_member(formats.docx_bytes(), "word/document.xml", TRACKED)
-    text = extract("lease.docx", data).text()
+    text = word_text("lease.docx", TRACKED)
     assert text == ("The lease runs seven years.\n\nRent is due monthly.\n\n"
                     "The deposit is held by the notary.\n\nPets are allowed on the ground floor.\n\n"
                     "| Room | Rent |\n|---|---|\n| Cellar | 200 |"), text
@@ -128,8 +133,7 @@ def test_drop_caps_text_boxes_and_tab_stops_read_as_the_page_shows_them():
     """A drop cap is the first letter of its paragraph; a text box's paragraphs are lines of
     their own, read once (Word keeps an older copy of each box for old readers); a paragraph's
     tab stops are not tabs in its text."""
-    data = formats.with_member(formats.docx_bytes(), "word/document.xml", LAID_OUT)
-    text = extract("harbour.docx", data).text()
+    text = word_text("harbour.docx", LAID_OUT)
     assert text == ("The harbour opens at dawn.\n\nSee the box. \nTide tables\nHigh water at noon.\n\n"
                     "| Pier | Depth |\n|---|---|\n| North old | 9 m dredged |"), text
 
@@ -157,8 +161,7 @@ ODT_LISTS = f"""<office:document-content {ODF} office:version="1.3">
 
 
 def test_opendocument_lists_keep_their_headers_numbers_and_continued_numbering():
-    data = formats.with_member(formats.odt_bytes(), "content.xml", ODT_LISTS)
-    text = extract("keeper.odt", data).text()
+    text = extract("keeper.odt", formats.with_member(formats.odt_bytes(), "content.xml", ODT_LISTS)).text()
     assert text == ("Steps to open the lighthouse\n\n1. Unlock the gate\n\n   The key hangs in the shed.\n\n"
                     "2. Climb the stairs\n\n  - Mind the loose step\n\nThen wait for dusk.\n\n"
                     "3. Light the lamp\n\n4. Log the hour"), text
@@ -178,8 +181,7 @@ CONTROLS = f"""<w:document {W}><w:body>
 def test_content_controls_in_tables_keep_their_cells_in_their_columns():
     """Forms wrap cells and rows in content controls; a wrapped cell was dropped, and the
     cells after it moved a column to the left."""
-    data = formats.with_member(formats.docx_bytes(), "word/document.xml", CONTROLS)
-    text = extract("form.docx", data).text()
+    text = word_text("form.docx", CONTROLS)
     assert text == ("Form 7-B, filled in.\n\n| Field | Value |\n|---|---|\n"
                     "| Applicant | Ada Byron |\n| Town | Marlow |"), text
 
