@@ -81,7 +81,8 @@ def read(name: str, data: bytes) -> Document:
                 sections.append(Section((head, places.NOTES), "\n\n".join(notes)))
     if not sections:
         if pictures:
-            raise EmptyDocument(f"{name} holds only pictures ({pictures}) and no text; "
-                                "reading text in pictures (OCR) is not available yet")
+            raise EmptyDocument(f"{name} holds only pictures ({pictures}) and no text; OCR reads "
+                                "picture files and scanned PDF pages, not pictures inside slides: "
+                                "export the slides as pictures or a PDF to have them read")
         raise EmptyDocument(f"{name} has no text to index")
     return Document("pptx", sections, pages=len(order))
