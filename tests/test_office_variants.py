@@ -113,7 +113,8 @@ MC = 'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
 LAID_OUT = f"""<w:document {W} {MC}><w:body>
 <w:p><w:pPr><w:framePr w:dropCap="drop" w:lines="3"/></w:pPr><w:r><w:t>T</w:t></w:r></w:p>
 <w:p><w:pPr><w:tabs><w:tab w:val="left" w:pos="720"/></w:tabs></w:pPr><w:r><w:t>he harbour opens at dawn.</w:t></w:r></w:p>
-<w:p><w:r><w:t xml:space="preserve">See the box. </w:t></w:r><w:r><mc:AlternateContent>
+<w:p><w:r><w:t xml:space="preserve">See the box. </w:t></w:r><w:r><w:rPr><w:vanish/></w:rPr><w:t>SECRET NOTE </w:t></w:r>
+  <w:r><w:rPr><w:vanish w:val="0"/></w:rPr><w:t xml:space="preserve">Shown. </w:t></w:r><w:r><mc:AlternateContent>
   <mc:Choice Requires="wps"><w:drawing><w:txbxContent>
     <w:p><w:r><w:t>Tide tables</w:t></w:r></w:p><w:p><w:r><w:t>High water at noon.</w:t></w:r></w:p>
   </w:txbxContent></w:drawing></mc:Choice>
@@ -130,11 +131,11 @@ LAID_OUT = f"""<w:document {W} {MC}><w:body>
 
 
 def test_drop_caps_text_boxes_and_tab_stops_read_as_the_page_shows_them():
-    """A drop cap is the first letter of its paragraph; a text box's paragraphs are lines of
-    their own, read once (Word keeps an older copy of each box for old readers); a paragraph's
+    """A drop cap is the first letter of its paragraph; hidden text is not read; a text box's
+    paragraphs are lines of their own, read once (Word keeps an older copy of each box for old readers); a paragraph's
     tab stops are not tabs in its text."""
     text = word_text("harbour.docx", LAID_OUT)
-    assert text == ("The harbour opens at dawn.\n\nSee the box. \nTide tables\nHigh water at noon.\n\n"
+    assert text == ("The harbour opens at dawn.\n\nSee the box. Shown. \nTide tables\nHigh water at noon.\n\n"
                     "| Pier | Depth |\n|---|---|\n| North old | 9 m dredged |"), text
 
 

@@ -72,12 +72,20 @@ _SKIPPED = (*_GONE, f"{W}pPr",  # a paragraph's properties: its tab stops are no
 
 def _live(el: ET.Element):
     """``el`` and everything under it, in document order, except tracked deletions, the old
-    place of moved text (their text is in ``delText``, or in ``t`` under ``moveFrom``) and the
-    fallback copy Word keeps of a text box or shape for older readers."""
+    place of moved text (their text is in ``delText``, or in ``t`` under ``moveFrom``), hidden
+    runs and the fallback copy Word keeps of a text box or shape for older readers."""
     yield el
     for child in el:
-        if child.tag not in _SKIPPED:
+        if child.tag not in _SKIPPED and not _hidden(child):
             yield from _live(child)
+
+
+def _hidden(el: ET.Element) -> bool:
+    """A run of hidden text (``w:vanish``): Word neither shows nor prints it."""
+    if el.tag != f"{W}r":
+        return False
+    v = el.find(f"{W}rPr/{W}vanish")
+    return v is not None and v.get(f"{W}val", "true") not in ("0", "false", "off")
 
 
 def _runs_on(p: ET.Element) -> str | None:
