@@ -36,8 +36,10 @@ def zip_bytes() -> bytes:
 
 # (case id, document kwargs for NewDocument, expected status, error type or None, message part)
 DOCUMENTS = [
-    ("latin1", dict(name="latin1.txt", data="café crème".encode("latin-1")), "error", "not_text", "not UTF-8"),
-    ("utf16-bom", dict(name="u16.txt", data="hello".encode("utf-16")), "error", "not_text", "UTF-16"),
+    ("latin1", dict(name="latin1.txt", data="café crème".encode("latin-1")), "added", None, None),
+    ("utf16-bom", dict(name="u16.txt", data="hello".encode("utf-16")), "added", None, None),
+    ("cyrillic-cp1251", dict(name="ru.txt", data="Привет, это текст о библиотеках.".encode("cp1251")), "error", "not_text",
+     "not UTF-8"),
     ("nul-bytes", dict(name="nul.md", data=b"text\x00with\x00nuls"), "error", "not_text", "binary"),
     ("png-as-txt", dict(name="photo.txt", data=b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(200)), "error", "not_text", "binary"),
     ("zip-as-md", dict(name="archive.md", data=zip_bytes()), "error", "not_text", None),
@@ -66,8 +68,6 @@ DOCUMENTS = [
 # Where the page itself refuses a file before Python sees it (its UTF-8 decoder, its file-type
 # gate, pdf.js), the browser's outcome is its own: case id -> (error type, message part).
 BROWSER_OUTCOMES = {
-    "utf16-bom": ("not_text", "is not UTF-8 text"),
-    "png-as-txt": ("not_text", "is not UTF-8 text"),
     "empty": ("empty_document", "is empty"),
     "unsupported": ("unsupported", ".exe files are not read"),
     "no-name": ("unsupported", "files without an extension are not read"),

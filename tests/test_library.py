@@ -66,14 +66,27 @@ def test_delete_removes_chunks_vectors_and_fts_rows(library):
 
 
 def test_bad_documents_get_reasons_and_leave_the_rest(library):
-    docs = [NewDocument("bin.txt", data=b"\x00\x01\x02binary"), NewDocument("latin.txt", data=b"caf\xe9"),
-            NewDocument("empty.md", text="   \n"), NewDocument("u16.txt", data="hi".encode("utf-16")),
+    docs = [NewDocument("bin.txt", data=b"\x00\x01\x02binary"), NewDocument("ru.txt", data="Привет, мир".encode("cp1251")),
+            NewDocument("empty.md", text="   \n"), NewDocument("u16.txt", data="hi".encode("utf-16-le")),
             NewDocument("zip.exe", text="MZ"), BREAD]
     out = run(library.add(docs))
     assert [o.status for o in out] == ["error"] * 5 + ["added"]
     assert [o.error["type"] for o in out[:5]] == ["not_text", "not_text", "empty_document", "not_text", "unsupported"]
     assert "not UTF-8" in out[1].error["message"]
     assert library.index.counts() == (1, 1)
+
+
+def test_text_in_windows_1252_or_utf_16_is_read_and_says_how(library):
+    """Excel's "CSV" on Western Windows is Windows-1252 (and ";"-separated where the comma is
+    the decimal mark); its "Unicode text" is UTF-16 with a BOM. Both are read; the first says
+    how it was read."""
+    out = run(library.add([NewDocument("kasse.csv", data="Name;Stadt;Betrag\nMüller;Köln;1.234,50\n".encode("cp1252")),
+                            NewDocument("export.txt", data="Tea and scones at four.".encode("utf-16"))]))
+    assert [o.status for o in out] == ["added", "added"], out
+    assert out[0].notes == ("kasse.csv is not UTF-8; it was read as Windows-1252 (Western European) text",)
+    assert not out[1].notes
+    hit = run(library.retrieve("Müller Köln", {"k": 1})).results[0]
+    assert hit.doc_name == "kasse.csv" and "| Müller | Köln | 1.234,50 |" in hit.text
 
 
 class Broken:

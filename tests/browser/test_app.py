@@ -43,9 +43,9 @@ def test_files_through_the_picker_and_bad_files_get_messages(page):
         {"name": "latin1.txt", "mimeType": "text/plain", "buffer": b"caf\xe9 au lait"},
         {"name": "empty.txt", "mimeType": "text/plain", "buffer": b""},
     ])
-    wait_until(page, "async () => (await window.readingroom.status()).documents === 1")
+    wait_until(page, "async () => (await window.readingroom.status()).documents === 2")
     body = page.locator("body").inner_text()
-    assert "latin1.txt" in body and "UTF-8" in body
+    assert "latin1.txt is not UTF-8; it was read as Windows-1252" in body  # read, and says how
     assert "empty.txt" in body
     screenshot(page, "file-errors")
 

@@ -108,11 +108,13 @@ async function fromFile(file, onProgress) {
   }
   const bytes = await file.arrayBuffer();
   try {
-    // fatal: refuse to guess; a wrong decode would index mojibake silently.
+    // fatal: never guess here; UTF-8 is read in place, and anything else (UTF-16, Windows-1252)
+    // goes to Python as bytes, which decodes it as the command line does (extract/text.py).
     const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     return { doc: { name: file.name, text, type } };
   } catch {
-    return { error: { type: 'not_text', message: `${file.name} is not UTF-8 text` } };
+    if (file.size > MAX_FILE_BYTES) return tooLarge(file);
+    return { doc: { name: file.name, type, data_b64: base64(new Uint8Array(bytes)) } };
   }
 }
 

@@ -66,9 +66,12 @@ def from_text(name: str, text: str, doc_type: str) -> Document:
 def from_bytes(name: str, data: bytes, doc_type: str) -> Document:
     """A document from a file's bytes; a typed ``BadInput`` with a sentence when it cannot be."""
     if doc_type in TEXT_TYPES:
-        from .text import decode
+        from .text import decoded
 
-        return from_text(name, decode(name, data), doc_type)
+        text, note = decoded(name, data)
+        doc = from_text(name, text, doc_type)
+        doc.notes.extend([note] if note else [])
+        return doc
     if not data:
         raise EmptyDocument(f"{name} is empty")
     if doc_type == "pdf":

@@ -1,7 +1,9 @@
 """Plain text, Markdown, and source and data files (read as text, their type recorded).
 
 Markdown keeps its own ``#`` headings; its pipe tables are kept whole, or cut by rows with
-the header repeated, like every other table. Decoding is strict UTF-8 (``decode``)."""
+the header repeated, like every other table. Decoding (``decoded``): UTF-8, UTF-16 with its
+BOM, else Windows-1252 with a note; the page decodes UTF-8 itself and hands Python the bytes of
+anything else, so both sides decode alike."""
 
 from __future__ import annotations
 
@@ -17,18 +19,43 @@ _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _SEPARATOR = re.compile(r"^\s*\|(\s*:?-+:?\s*\|)+\s*$")
 
 
-def decode(name: str, data: bytes) -> str:
-    """Strict UTF-8 (a BOM is allowed); anything else is refused with a reason."""
+MAX_ACCENTED = 0.3  # of a Windows-1252 text's letters (French or German prose: a few in a hundred)
+_CONTROLS = re.compile(r"[\x01-\x08\x0b\x0e-\x19\x1b-\x1f]")  # not in text (\x1a: old DOS files end with it)
+
+
+def decoded(name: str, data: bytes) -> tuple[str, str | None]:
+    """A text file's text, and a note when it was not UTF-8: UTF-8 (a BOM allowed); UTF-16
+    with its BOM (Excel's "Unicode text"); else Windows-1252, which Excel and Notepad on
+    Western Windows write (said in the note); anything else is refused with a reason."""
     if len(data) > MAX_TEXT_BYTES:
         raise DocumentTooLarge(f"{name} is {len(data) / 2**20:.0f} MB of text; the limit is {MAX_TEXT_BYTES // 2**20} MB")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise NotText(f"{name} is UTF-16 text; save it as UTF-8 and add it again")
+        try:
+            return data.decode("utf-16"), None
+        except UnicodeDecodeError as e:
+            raise NotText(f"{name} starts as UTF-16 text but is damaged at byte {e.start}") from e
     if b"\x00" in data[:65536]:
         raise NotText(f"{name} looks like a binary file, not text")
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as e:
-        raise NotText(f"{name} is not UTF-8 text (bad byte at position {e.start})") from e
+        refusal = NotText(f"{name} is not UTF-8 text (bad byte at position {e.start}), nor Windows-1252 "
+                          "text; save it as UTF-8 and add it again")
+        try:
+            text = data.decode("cp1252")
+        except UnicodeDecodeError:
+            raise refusal from e
+        letters = [c for c in text if c.isalpha()]
+        foreign = sum(1 for c in letters if ord(c) > 0x7f)
+        # Western text is mostly ASCII letters with some accented ones; Cyrillic or Greek
+        # in their own code pages would read as a run of accented letters (mojibake): refused.
+        if _CONTROLS.search(text) or not letters or foreign > MAX_ACCENTED * len(letters):
+            raise refusal from e
+        return text, f"{name} is not UTF-8; it was read as Windows-1252 (Western European) text"
+
+
+def decode(name: str, data: bytes) -> str:
+    return decoded(name, data)[0]
 
 
 def markdown_tables(text: str) -> str:
