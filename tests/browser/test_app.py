@@ -44,6 +44,7 @@ def test_files_through_the_picker_and_bad_files_get_messages(page):
         {"name": "empty.txt", "mimeType": "text/plain", "buffer": b""},
     ])
     wait_until(page, "async () => (await window.readingroom.status()).documents === 2")
+    wait_until(page, "() => document.getElementById('file-messages').textContent.includes('latin1.txt')")
     body = page.locator("body").inner_text()
     assert "latin1.txt is not UTF-8; it was read as Windows-1252" in body  # read, and says how
     assert "empty.txt" in body
