@@ -81,10 +81,12 @@ def test_text_in_windows_1252_or_utf_16_is_read_and_says_how(library):
     the decimal mark); its "Unicode text" is UTF-16 with a BOM. Both are read; the first says
     how it was read."""
     out = run(library.add([NewDocument("kasse.csv", data="Name;Stadt;Betrag\nMüller;Köln;1.234,50\n".encode("cp1252")),
-                            NewDocument("export.txt", data="Tea and scones at four.".encode("utf-16"))]))
-    assert [o.status for o in out] == ["added", "added"], out
+                            NewDocument("export.txt", data="Tea and scones at four.".encode("utf-16")),
+                            NewDocument("agencies.txt", data=b"Prince George\x9ds County and " + b"plain words " * 2000)]))
+    assert [o.status for o in out] == ["added", "added", "added"], out
     assert out[0].notes == ("kasse.csv is not UTF-8; it was read as Windows-1252 (Western European) text",)
     assert not out[1].notes
+    assert out[2].notes[0].endswith("and 1 byte that it does not define became \ufffd")  # one stray byte in 24 KB
     hit = run(library.retrieve("Müller Köln", {"k": 1})).results[0]
     assert hit.doc_name == "kasse.csv" and "| Müller | Köln | 1.234,50 |" in hit.text
 

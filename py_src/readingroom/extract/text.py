@@ -41,9 +41,9 @@ def decoded(name: str, data: bytes) -> tuple[str, str | None]:
     except UnicodeDecodeError as e:
         refusal = NotText(f"{name} is not UTF-8 text (bad byte at position {e.start}), nor Windows-1252 "
                           "text; save it as UTF-8 and add it again")
-        try:
-            text = data.decode("cp1252")
-        except UnicodeDecodeError:
+        text = data.decode("cp1252", errors="replace")
+        undefined = text.count("\ufffd")  # the five bytes Windows-1252 leaves undefined
+        if undefined > max(1, len(data) // 10_000):
             raise refusal from e
         letters = [c for c in text if c.isalpha()]
         foreign = sum(1 for c in letters if ord(c) > 0x7f)
@@ -51,7 +51,8 @@ def decoded(name: str, data: bytes) -> tuple[str, str | None]:
         # in their own code pages would read as a run of accented letters (mojibake): refused.
         if _CONTROLS.search(text) or not letters or foreign > MAX_ACCENTED * len(letters):
             raise refusal from e
-        return text, f"{name} is not UTF-8; it was read as Windows-1252 (Western European) text"
+        return text, f"{name} is not UTF-8; it was read as Windows-1252 (Western European) text" + (
+            f", and {undefined} byte{'s' * (undefined > 1)} that it does not define became \ufffd" if undefined else "")
 
 
 def decode(name: str, data: bytes) -> str:
