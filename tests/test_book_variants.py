@@ -76,6 +76,26 @@ def test_a_line_break_stays_inside_its_paragraph():
     assert html_to_text(html) == "The ferry leaves at nine\nand returns at six.\n\nAda Byron\nMarlow\n\n| a b |\n|---|"
 
 
+def test_merged_cells_stand_under_each_column_they_span():
+    """colspan and rowspan (Wikipedia's tables are full of them): a merged cell's value stands
+    in every column and row it covers, so each later cell stays under its own header; a
+    malformed span is one cell."""
+    html = ("<table><tr><th>Line</th><th colspan=2>Opened</th><th>Zone</th></tr>"
+            "<tr><td rowspan=2>District</td><td>1868</td><td>May</td><td>1</td></tr>"
+            "<tr><td>1871</td><td>June</td><td colspan='x'>2</td></tr></table>")
+    assert html_to_text(html) == ("| Line | Opened | Opened | Zone |\n|---|---|---|---|\n"
+                                  "| District | 1868 | May | 1 |\n| District | 1871 | June | 2 |")
+
+
+def test_hidden_elements_are_not_read():
+    """Text the page does not show (Wikipedia's sort keys in display:none spans, ``hidden``)
+    is not the document's text."""
+    html = ('<p>Opened <span style="display:none; speak:none" class="sortkey">01879-07-01-0000</span>'
+            '<span>1 July 1879</span><span hidden>draft <b>note</b></span>.</p>'
+            '<div style="display: none"><div>menu</div><p>more menu</p></div><p>After.</p>')
+    assert html_to_text(html) == "Opened 1 July 1879.\n\nAfter."
+
+
 def test_a_heading_whose_markup_spans_lines_stays_one_heading():
     html = "<h2><span>[REQUIRED]</span>\n   <span>test-1</span> Rendering<br/>of sums</h2><p>Sums\nare drawn.</p>"
     assert html_to_text(html) == "## [REQUIRED] test-1 Rendering of sums\n\nSums\nare drawn."

@@ -24,6 +24,53 @@ VERBATIM, END_VERBATIM = "\x02", "\x03"  # around other <pre> text while it is r
 _CODE_CLASS = re.compile(r"highlight|sourceCode|\bcode\b|language-|lang-|\bsrc\b", re.I)
 
 
+MAX_COLSPAN, MAX_ROWSPAN = 50, 500  # a span past these is read as this wide or tall
+_NONE = re.compile(r"display\s*:\s*none", re.I)
+
+
+def _hidden(attrs) -> bool:
+    """An element the page does not show: ``hidden``, or ``display: none`` in its style
+    (Wikipedia's sort keys: "01879-07-01-0000" before "1 July 1879")."""
+    return any(k == "hidden" or (k == "style" and v and _NONE.search(v)) for k, v in attrs)
+
+
+def _span(attrs, name: str, most: int) -> int:
+    value = next((v for k, v in attrs if k == name), None) or "1"
+    return min(most, int(value)) if value.strip().isdigit() and int(value) > 0 else 1
+
+
+def _grid(rows: list[list[list]]) -> list[list[str]]:
+    """A table's rows of [text, colspan, rowspan] cells as the grid it draws: a cell that
+    spans columns or rows stands in each of them, so every value sits under its column's
+    header (a merged cell's value belongs to each column and row it covers)."""
+    out: list[list[str]] = []
+    above: dict[int, list] = {}  # column -> [text, rows still to cover] from a rowspan above
+    for row in rows:
+        line: list[str] = []
+
+        def carry() -> None:
+            while len(line) in above:
+                text, left = above[len(line)]
+                line.append(text)
+                if left > 1:
+                    above[len(line) - 1][1] = left - 1
+                else:
+                    del above[len(line) - 1]
+        for text, cols, rows_down in row:
+            carry()
+            for _ in range(cols):
+                if rows_down > 1:
+                    above[len(line)] = [text, rows_down - 1]
+                line.append(text)
+        carry()
+        while above and max(above) >= len(line):
+            if len(line) not in above:
+                line.append("")
+            carry()
+        out.append(line)
+    return out
+
+
 def _codeish(attrs) -> bool:
     return any(k == "class" and v and _CODE_CLASS.search(v) for k, v in attrs)
 
@@ -43,11 +90,16 @@ class _Text(HTMLParser):
         self.pre_at = 0  # where the open <pre> began in ``parts``
         self.code = False  # the open <pre> is code (a <code> in it, or a code class on it or around it)
         self.divs: list[bool] = []  # open <div>s: has each a code class ("highlight", "sourceCode")?
+        self.hidden: list[list] = []  # open hidden elements (display:none, ``hidden``): [tag, depth]
 
     def handle_starttag(self, tag: str, attrs) -> None:
-        if tag in _SKIP:
+        if self.hidden and tag == self.hidden[-1][0] and tag not in _VOID:
+            self.hidden[-1][1] += 1
+        if tag in _SKIP or (tag not in _VOID and _hidden(attrs)):
             if tag not in _VOID:
                 self.skip += 1
+                if tag not in _SKIP:
+                    self.hidden.append([tag, 1])
             return
         if self.tables:
             rows = self.tables[-1]
@@ -56,7 +108,8 @@ class _Text(HTMLParser):
             elif tag == "tr":
                 rows.append([])
             elif tag in ("td", "th"):
-                (rows[-1] if rows else rows.append([]) or rows[-1]).append("")
+                (rows[-1] if rows else rows.append([]) or rows[-1]).append(["", _span(attrs, "colspan", MAX_COLSPAN),
+                                                                           _span(attrs, "rowspan", MAX_ROWSPAN)])
             elif tag in _BLOCK or tag == "br":
                 self._cell(" ")
             return
@@ -90,10 +143,16 @@ class _Text(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "br" and self.heading:
             return
+        if self.hidden and tag == self.hidden[-1][0]:
+            self.hidden[-1][1] -= 1
+            if not self.hidden[-1][1]:
+                self.hidden.pop()
+                self.skip = max(0, self.skip - 1)
+            return
         if tag in _SKIP:
             self.skip = max(0, self.skip - 1)
         elif tag == "table" and self.tables:
-            rows = [r for r in self.tables.pop() if any(c.strip() for c in r)]
+            rows = [r for r in _grid(self.tables.pop()) if any(c.strip() for c in r)]
             flat = table_text(table_lines(rows)) if rows else ""
             if self.tables:
                 self._cell(" " + " ".join(flat.split()) + " ")
@@ -127,7 +186,7 @@ class _Text(HTMLParser):
     def _cell(self, text: str) -> None:
         rows = self.tables[-1]
         if rows and rows[-1]:
-            rows[-1][-1] += text
+            rows[-1][-1][0] += text
 
     def handle_data(self, data: str) -> None:
         if self.skip:
