@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import io
+import zipfile
 
 from formats import FILLER, report_pdf
 
@@ -181,3 +182,13 @@ def formatted_million_cells() -> bytes:
     wb.save(buf)
     return buf.getvalue()
 
+
+def rewritten(data: bytes, change) -> bytes:
+    """The package with every member passed through ``change(name, bytes) -> (name, bytes)``."""
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in src.infolist():
+            name, body = change(info.filename, src.read(info))
+            z.writestr(name, body)
+    return out.getvalue()

@@ -77,14 +77,16 @@ def test_a_line_break_stays_inside_its_paragraph():
 
 
 def test_merged_cells_stand_under_each_column_they_span():
-    """colspan and rowspan (Wikipedia's tables are full of them): a merged cell's value stands
-    in every column and row it covers, so each later cell stays under its own header; a
-    malformed span is one cell."""
+    """colspan and rowspan (Wikipedia's tables are full of them): each later cell stays under
+    its own header (they moved left); a value merged down rows stands in each row, one merged
+    across columns in the first of them; a malformed span is one cell."""
     html = ("<table><tr><th>Line</th><th colspan=2>Opened</th><th>Zone</th></tr>"
             "<tr><td rowspan=2>District</td><td>1868</td><td>May</td><td>1</td></tr>"
-            "<tr><td>1871</td><td>June</td><td colspan='x'>2</td></tr></table>")
-    assert html_to_text(html) == ("| Line | Opened | Opened | Zone |\n|---|---|---|---|\n"
-                                  "| District | 1868 | May | 1 |\n| District | 1871 | June | 2 |")
+            "<tr><td>1871</td><td>June</td><td colspan='x'>2</td></tr>"
+            "<tr><td colspan=4>Closed on Sundays.</td></tr></table>")
+    assert html_to_text(html) == ("| Line | Opened | | Zone |\n|---|---|---|---|\n"
+                                  "| District | 1868 | May | 1 |\n| District | 1871 | June | 2 |\n"
+                                  "| Closed on Sundays. | | | |")
 
 
 def test_hidden_elements_are_not_read():

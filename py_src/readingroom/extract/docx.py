@@ -121,6 +121,12 @@ def _run_text(p: ET.Element, refs: list | None = None) -> str:
     return "".join(out)
 
 
+def _val(el: ET.Element | None, default: int, most: int = 50) -> int:
+    """An element's whole-number ``w:val`` (a span, a count), at most ``most``."""
+    v = el.get(f"{W}val", "") if el is not None else ""
+    return min(most, int(v)) if v.isdigit() and int(v) > 0 else default
+
+
 _WRAPPERS = (f"{W}sdt", f"{W}sdtContent", f"{W}customXml")  # content controls, custom XML: their content is the document's
 
 
@@ -204,10 +210,23 @@ class _Reader:
             self.lines.append(self.joined.strip())
         self.joined = ""
         rows = []
+        above: dict[int, str] = {}  # grid column -> the text of the merged cell that starts above
         for tr in _within(tbl, "tr"):
             if tr.find(f"{W}trPr/{W}del") is not None:
                 continue  # a row deleted with tracked changes
-            rows.append([" ".join(self.cell(tc)).strip() for tc in _within(tr, "tc")])
+            row = [""] * _val(tr.find(f"{W}trPr/{W}gridBefore"), 0)  # grid columns the row skips
+            for tc in _within(tr, "tc"):
+                text = " ".join(self.cell(tc)).strip()
+                merge = tc.find(f"{W}tcPr/{W}vMerge")
+                if merge is not None and merge.get(f"{W}val", "continue") == "continue":
+                    text = above.get(len(row), text)  # a cell merged with the one above: its value
+                elif merge is not None:
+                    above[len(row)] = text
+                else:
+                    above.pop(len(row), None)
+                # a cell spanning grid columns stands in the first, the rest left empty (as HTML's)
+                row += [text] + [""] * (_val(tc.find(f"{W}tcPr/{W}gridSpan"), 1) - 1)
+            rows.append(row)
         rows = [r for r in rows if any(c for c in r)]
         if rows:
             self.lines.append(table_text(table_lines(rows)))

@@ -40,9 +40,10 @@ def _span(attrs, name: str, most: int) -> int:
 
 
 def _grid(rows: list[list[list]]) -> list[list[str]]:
-    """A table's rows of [text, colspan, rowspan] cells as the grid it draws: a cell that
-    spans columns or rows stands in each of them, so every value sits under its column's
-    header (a merged cell's value belongs to each column and row it covers)."""
+    """A table's rows of [text, colspan, rowspan] cells as the grid it draws, so every value
+    sits under its column's header: a cell spanning rows stands in each of them (a category
+    merged down a column belongs to each row); one spanning columns stands in the first, the
+    rest left empty (a note across a whole row reads once)."""
     out: list[list[str]] = []
     above: dict[int, list] = {}  # column -> [text, rows still to cover] from a rowspan above
     for row in rows:
@@ -58,10 +59,11 @@ def _grid(rows: list[list[list]]) -> list[list[str]]:
                     del above[len(line) - 1]
         for text, cols, rows_down in row:
             carry()
-            for _ in range(cols):
+            for k in range(cols):
+                value = text if k == 0 else ""  # across: once (a note row over all columns reads once)
                 if rows_down > 1:
-                    above[len(line)] = [text, rows_down - 1]
-                line.append(text)
+                    above[len(line)] = [value, rows_down - 1]
+                line.append(value)
         carry()
         while above and max(above) >= len(line):
             if len(line) not in above:
