@@ -18,6 +18,12 @@ const HEADED = new Set(['md', 'txt', 'html']);
 // Answers without a quick answer whose passages are shown folded, as the closest ones found.
 const REFUSALS = ['not_covered', 'vague_question'];
 
+/** Which table a quoted row belongs to (its document and header row), null for a sentence:
+ * consecutive rows of one table are shown, and exported, under one header. */
+export function tableOf(q) {
+  return q.header ? `${q.doc_id}\n${q.header}` : null;
+}
+
 export function whereText(src) {
   const tail = HEADED.has(src.doc_type) ? '' : placeTail(src);
   if (tail) return `${src.doc_name} · ${tail}`;
@@ -196,7 +202,7 @@ export function renderTurn(li, turn, on) {
     let table = null; // a table row is quoted under its header row, shown once for its table's rows
     for (const q of quick) {
       const src = sources[q.n - 1];
-      const head = q.header ? `${q.doc_id}\n${q.header}` : null;
+      const head = tableOf(q);
       if (head && head !== table) p.append(h('span', { class: 'quick-table-head', text: q.header }));
       table = head;
       const line = head ? h('span', { class: 'quick-row' }) : p;

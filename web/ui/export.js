@@ -1,7 +1,7 @@
 // A conversation as Markdown: each question, the quick answer and the written answer with their
 // [n], and under them the sources they cite resolved to document names, pages and headings.
 
-import { sourcesOf, whereText } from './answer.js';
+import { sourcesOf, tableOf, whereText } from './answer.js';
 import { headingText } from './dom.js';
 import { splitCitations } from '../chat/prompt.js';
 
@@ -29,7 +29,7 @@ function quickMarkdown(quick) {
   let columns = 0;
   const flush = () => { if (prose.length) out.push(prose.join(' '), ''); prose = []; };
   for (const q of quick) {
-    const head = q.header ? `${q.doc_id}\n${q.header}` : null;
+    const head = tableOf(q);
     if (head !== table && table) out.push('');
     if (!head) {
       table = null;

@@ -153,10 +153,15 @@ class _Reader:
         self.counters: dict[tuple[str, str], int] = {}
         self.joined = ""  # the text of paragraphs whose mark was deleted, run on into the next
 
-    def flush(self) -> None:
+    def end_run_on(self) -> None:
+        """A paragraph left running on (its mark deleted, a drop cap) with nothing after it to
+        join: it stands as it is."""
         if self.joined.strip():
             self.lines.append(self.joined.strip())
         self.joined = ""
+
+    def flush(self) -> None:
+        self.end_run_on()
         tail = []
         for kind, ref in self.refs:
             note = self.notes[kind].get(ref)
@@ -206,9 +211,7 @@ class _Reader:
         self.lines.append(text)
 
     def table(self, tbl: ET.Element) -> None:
-        if self.joined.strip():
-            self.lines.append(self.joined.strip())
-        self.joined = ""
+        self.end_run_on()
         rows = []
         above: dict[int, str] = {}  # grid column -> the text of the merged cell that starts above
         for tr in _within(tbl, "tr"):
@@ -235,10 +238,9 @@ class _Reader:
         """A table cell's paragraphs' texts, a table inside it read cell by cell (a text box's
         paragraphs are read with the paragraph that holds it, once)."""
         for child in el:
-            tag = local(child.tag)
-            if tag == "p":
+            if child.tag == f"{W}p":
                 yield _run_text(child, self.refs).strip()
-            elif tag in ("tbl", "tr", "tc", "sdt", "sdtContent", "customXml"):
+            elif child.tag in _WRAPPERS or child.tag in (f"{W}tbl", f"{W}tr", f"{W}tc"):
                 yield from self.cell(child)
 
     def block(self, parent: ET.Element) -> None:
@@ -248,7 +250,7 @@ class _Reader:
                 self.paragraph(el)
             elif tag == "tbl":
                 self.table(el)
-            elif tag in ("sdt", "sdtContent", "customXml"):
+            elif el.tag in _WRAPPERS:
                 self.block(el)
 
 

@@ -143,8 +143,6 @@ class _Text(HTMLParser):
             self.heading = True
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "br" and self.heading:
-            return
         if self.hidden and tag == self.hidden[-1][0]:
             self.hidden[-1][1] -= 1
             if not self.hidden[-1][1]:

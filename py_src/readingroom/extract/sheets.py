@@ -16,7 +16,7 @@ from xml.etree import ElementTree as ET
 from .. import places
 from ..errors import CorruptFile, EmptyDocument
 from .document import Document, Section, split_rows, table_lines
-from .zipped import Package, main_part, related, relationships, transitional
+from .zipped import Package, main_part, related, relations, transitional
 
 MAX_CELLS = 200_000
 S = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
@@ -161,10 +161,11 @@ def _rows(pkg: Package, part: str):
 def read_xlsx(name: str, data: bytes) -> Document:
     pkg = Package(name, data, "an Excel workbook")
     book = main_part(pkg, "xl/workbook.xml")
-    rels = relationships(pkg, book)
-    root = pkg.optional_xml(related(pkg, book, "sharedStrings", "xl/sharedStrings.xml"))
+    links = relations(pkg, book)
+    rels = {rid: target for rid, _type, target in links}
+    root = pkg.optional_xml(related(links, "sharedStrings", "xl/sharedStrings.xml"))
     shared = [_string(si) for si in root.iter(f"{S}si")] if root is not None else []
-    dates = _date_styles(pkg, related(pkg, book, "styles", "xl/styles.xml"))
+    dates = _date_styles(pkg, related(links, "styles", "xl/styles.xml"))
     budget = Budget(name)
     sections: list[Section] = []
     workbook = pkg.xml(book)

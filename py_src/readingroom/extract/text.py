@@ -55,10 +55,6 @@ def decoded(name: str, data: bytes) -> tuple[str, str | None]:
             f", and {undefined} byte{'s' * (undefined > 1)} that it does not define became \ufffd" if undefined else "")
 
 
-def decode(name: str, data: bytes) -> str:
-    return decoded(name, data)[0]
-
-
 def markdown_tables(text: str) -> str:
     """Every pipe table (a header row, a separator row, then rows) outside code fences made
     whole-or-split by rows, header repeated; everything else left exactly as it was."""

@@ -152,8 +152,9 @@ def resolve(base: str, target: str) -> str:
     return "/".join(parts)
 
 
-def _relations(pkg: Package, part: str) -> list[tuple[str, str, str]]:
-    """An OOXML part's relationships inside the package: (id, type, the target part's name)."""
+def relations(pkg: Package, part: str) -> list[tuple[str, str, str]]:
+    """An OOXML part's relationships inside the package: (id, type, the target part's name);
+    ``part`` "" for the package's own (``_rels/.rels``)."""
     folder, _, leaf = part.rpartition("/")
     rels = f"{folder}/_rels/{leaf}.rels" if folder else f"_rels/{leaf}.rels"
     root = pkg.optional_xml(rels)
@@ -165,15 +166,12 @@ def _relations(pkg: Package, part: str) -> list[tuple[str, str, str]]:
 
 def relationships(pkg: Package, part: str) -> dict[str, str]:
     """An OOXML part's relationships: id -> the target part's name."""
-    return {rid: target for rid, _type, target in _relations(pkg, part)}
+    return {rid: target for rid, _type, target in relations(pkg, part)}
 
 
-def related(pkg: Package, part: str, kind: str, usual: str) -> str:
-    """The part ``part`` relates to as ``kind`` ("sharedStrings", "styles"), else ``usual``."""
-    return next((t for _id, typ, t in _relations(pkg, part) if typ.endswith("/" + kind)), usual)
-
-
-OFFICE_DOCUMENT = "/relationships/officeDocument"
+def related(links: list[tuple[str, str, str]], kind: str, usual: str) -> str:
+    """The part that ``relations`` name as ``kind`` ("sharedStrings", "styles"), else ``usual``."""
+    return next((t for _id, typ, t in links if typ.endswith("/" + kind)), usual)
 
 
 def main_part(pkg: Package, usual: str) -> str:
@@ -181,10 +179,8 @@ def main_part(pkg: Package, usual: str) -> str:
     or a ``workbook.xml`` at the top, in some writers' files) when it sits in the usual part's
     folder or has its name (a workbook named by a file called .docx is the wrong kind of file,
     not its main part), else the ``usual`` name; refused when the package lacks it."""
-    root = pkg.optional_xml("_rels/.rels")
     folder, leaf = usual.split("/", 1)[0] + "/", usual.rsplit("/", 1)[-1]
-    named = [resolve("", r.get("Target", "")) for r in (root if root is not None else ())
-             if r.get("Type", "").endswith(OFFICE_DOCUMENT) and r.get("TargetMode") != "External"]
+    named = [t for _id, typ, t in relations(pkg, "") if typ.endswith("/relationships/officeDocument")]
     part = next((t for t in named if (t.startswith(folder) or t.rsplit("/", 1)[-1] == leaf) and pkg.has(t)), usual)
     pkg.expect(part)
     return part

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 
 from . import pending
 from .chunking import ChunkSettings, embedding_text  # noqa: F401 - re-exported
-from .documents import (MAX_FILE_BYTES, MAX_TEXT_BYTES, TEXT_TYPES, NewDocument, decode, doc_type_of,
+from .documents import (MAX_FILE_BYTES, MAX_TEXT_BYTES, TEXT_TYPES, NewDocument, doc_type_of,
     document_hash, prepare, prepare_document)
 from ..errors import Cancelled, EmbedderError, ReadingRoomError
 from ..summarise import stored as summaries

@@ -43,8 +43,6 @@ def doc_type_of(name: str, given: str | None) -> str:
     return type_of(name, given)
 
 
-decode = text_format.decode
-
 
 def document_hash(text: str, meta: dict) -> str:
     """What "unchanged" means: the same text (as extracted) and the same metadata."""
