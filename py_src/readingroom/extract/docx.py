@@ -8,6 +8,7 @@ from xml.etree import ElementTree as ET
 
 from ..errors import EmptyDocument
 from .document import Document, Section, table_lines, table_text
+from .docx_lists import Lists
 from .zipped import Package, local, main_part
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -37,24 +38,6 @@ def _styles(pkg: Package) -> tuple[dict[str, int], dict[str, ET.Element]]:
         elif lvl is not None and lvl.get(f"{W}val", "").isdigit() and int(lvl.get(f"{W}val")) < 9:
             out[sid] = int(lvl.get(f"{W}val")) + 1
     return out, lists
-
-
-def _numbering(pkg: Package) -> dict[tuple[str, str], str]:
-    """(numId, ilvl) -> numFmt ("bullet", "decimal", ...)."""
-    root = pkg.optional_xml("word/numbering.xml")
-    if root is None:
-        return {}
-    abstract = {}
-    for a in root.iter(f"{W}abstractNum"):
-        abstract[a.get(f"{W}abstractNumId")] = {
-            lvl.get(f"{W}ilvl"): (lvl.find(f"{W}numFmt").get(f"{W}val") if lvl.find(f"{W}numFmt") is not None else "bullet")
-            for lvl in a.iter(f"{W}lvl")}
-    out = {}
-    for num in root.iter(f"{W}num"):
-        ref = num.find(f"{W}abstractNumId")
-        for ilvl, fmt in abstract.get(ref.get(f"{W}val") if ref is not None else None, {}).items():
-            out[(num.get(f"{W}numId"), ilvl)] = fmt
-    return out
 
 
 def _notes(pkg: Package, member: str, tag: str) -> dict[str, str]:
@@ -142,7 +125,8 @@ def _within(parent: ET.Element, tag: str):
 
 class _Reader:
     def __init__(self, pkg: Package):
-        (self.styles, self.list_styles), self.numbering = _styles(pkg), _numbering(pkg)
+        self.styles, self.list_styles = _styles(pkg)
+        self.lists = Lists(pkg, self.list_styles)
         self.notes = {"footnote": _notes(pkg, "word/footnotes.xml", "footnote"),
                       "endnote": _notes(pkg, "word/endnotes.xml", "endnote"),
                       "comment": _notes(pkg, "word/comments.xml", "comment")}
@@ -150,7 +134,6 @@ class _Reader:
         self.path: list[tuple[int, str]] = []
         self.lines: list[str] = []
         self.refs: list[tuple[str, str]] = []
-        self.counters: dict[tuple[str, str], int] = {}
         self.joined = ""  # the text of paragraphs whose mark was deleted, run on into the next
 
     def end_run_on(self) -> None:
@@ -199,14 +182,9 @@ class _Reader:
         if num is not None and num.find(f"{W}numId") is not None:
             nid = num.find(f"{W}numId").get(f"{W}val", "")
             ilvl = num.find(f"{W}ilvl").get(f"{W}val", "0") if num.find(f"{W}ilvl") is not None else "0"
-            fmt = self.numbering.get((nid, ilvl), "bullet")
-            indent = "  " * int(ilvl) if ilvl.isdigit() else ""
-            if fmt in ("bullet", "none"):
-                marker = "-"
-            else:
-                self.counters[(nid, ilvl)] = self.counters.get((nid, ilvl), 0) + 1
-                marker = f"{self.counters[(nid, ilvl)]}."
-            self.lines.append(f"{indent}{marker} {text}")
+            depth = int(ilvl) if ilvl.isdigit() else 0
+            marker = self.lists.marker(nid, depth)
+            self.lines.append("  " * depth + (f"{marker} {text}" if marker else text))
             return
         self.lines.append(text)
 

@@ -14,6 +14,7 @@ import re
 from html.parser import HTMLParser
 
 from .document import table_lines, table_text
+from .numbering import label
 
 _SKIP = {"script", "style", "noscript", "template", "head", "svg", "iframe", "object"}
 _BLOCK = {"p", "div", "section", "article", "header", "footer", "main", "aside", "nav", "li",
@@ -86,7 +87,7 @@ class _Text(HTMLParser):
         self.parts: list[str] = []
         self.skip = 0
         self.tables: list[list[list[str]]] = []  # open tables (nested ones too): rows of cells
-        self.lists: list[list] = []  # open lists: [tag, items so far]
+        self.lists: list[list] = []  # open lists: [tag, the last item's number, its format]
         self.heading = False  # inside <h1>-<h6>: its text stays on the heading's line
         self.pre = 0  # inside <pre>: its lines keep their indentation
         self.pre_at = 0  # where the open <pre> began in ``parts``
@@ -122,7 +123,9 @@ class _Text(HTMLParser):
             self.parts.append(" " if self.heading else "\n")
             return
         if tag in ("ul", "ol"):
-            self.lists.append([tag, 0])
+            a = dict(attrs)
+            start = (a.get("start") or "1").strip()
+            self.lists.append([tag, int(start) - 1 if start.lstrip("-").isdigit() else 0, a.get("type") or "1"])
         if tag in _BLOCK:
             self.parts.append("\n\n")
         if tag == "div":
@@ -135,9 +138,10 @@ class _Text(HTMLParser):
         if tag == "code" and self.pre:
             self.code = True
         if tag == "li" and self.lists:
-            self.lists[-1][1] += 1
-            kind, n = self.lists[-1]
-            self.parts.append(f"{n}. " if kind == "ol" else "- ")
+            value = (dict(attrs).get("value") or "").strip()  # <li value="7">: numbering goes on from 7
+            self.lists[-1][1] = int(value) if value.lstrip("-").isdigit() else self.lists[-1][1] + 1
+            kind, n, fmt = self.lists[-1]
+            self.parts.append(f"{label(n, fmt)}. " if kind == "ol" else "- ")
         if re.fullmatch(r"h[1-6]", tag) and not self.skip:
             self.parts.append("#" * int(tag[1]) + " ")
             self.heading = True

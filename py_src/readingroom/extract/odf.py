@@ -4,11 +4,13 @@ lists with markers, tables; presentation pages titled, with their notes; spreads
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
 from .. import places
 from ..errors import EmptyDocument, Encrypted
 from .document import Document, Section, table_lines, table_text
+from .numbering import label
 from .sheets import Budget, sheet_sections
 from .zipped import Package, local
 
@@ -77,24 +79,45 @@ def _rows(table: ET.Element, notes: list[str], budget: Budget | None = None) -> 
     return rows
 
 
-def list_styles(*roots: ET.Element | None) -> dict[str, dict[int, int | None]]:
-    """List style name -> {level: the number its first item takes, or None where the level is
-    drawn with a bullet or a picture} from ``text:list-style`` definitions."""
-    out: dict[str, dict[int, int | None]] = {}
+@dataclass(frozen=True)
+class Numbered:
+    """A numbered level of a list style: its first number, its format ("1", "a", "A", "i", "I"
+    or "" for none), what stands before and after the number, and how many levels' numbers
+    the marker shows ("1.2." shows two)."""
+    start: int = 1
+    fmt: str = "1"
+    prefix: str = ""
+    suffix: str = "."
+    shown: int = 1
+
+
+def _numbered(lvl: ET.Element) -> Numbered:
+    start = lvl.get(f"{TEXT}start-value", "1")
+    shown = lvl.get(f"{TEXT}display-levels", "1")
+    prefix, suffix = lvl.get(f"{STYLE}num-prefix"), lvl.get(f"{STYLE}num-suffix")
+    return Numbered(start=int(start) if start.isdigit() else 1, fmt=lvl.get(f"{STYLE}num-format", "1"),
+                    # neither given: "1." as before, rather than a bare number run into the text
+                    prefix=prefix or "", suffix="." if prefix is None and suffix is None else suffix or "",
+                    shown=int(shown) if shown.isdigit() else 1)
+
+
+def list_styles(*roots: ET.Element | None) -> dict[str, dict[int, Numbered | None]]:
+    """List style name -> {level: how its items are numbered, or None where the level is drawn
+    with a bullet or a picture} from ``text:list-style`` definitions."""
+    out: dict[str, dict[int, Numbered | None]] = {}
     for root in roots:
         for st in (root.iter(f"{TEXT}list-style") if root is not None else ()):
-            levels: dict[int, int | None] = {}
+            levels: dict[int, Numbered | None] = {}
             for lvl in st:
                 if local(lvl.tag).startswith("list-level-style-") and lvl.get(f"{TEXT}level", "").isdigit():
-                    start = lvl.get(f"{TEXT}start-value", "1")
                     levels[int(lvl.get(f"{TEXT}level"))] = (
-                        (int(start) if start.isdigit() else 1) if local(lvl.tag) == "list-level-style-number" else None)
+                        _numbered(lvl) if local(lvl.tag) == "list-level-style-number" else None)
             out[st.get(f"{STYLE}name", "")] = levels
     return out
 
 
 class _Text:
-    def __init__(self, numbered: dict[str, dict[int, int | None]] | None = None):
+    def __init__(self, numbered: dict[str, dict[int, Numbered | None]] | None = None):
         self.sections: list[Section] = []
         self.path: list[tuple[int, str]] = []
         self.lines: list[str] = []
@@ -102,6 +125,7 @@ class _Text:
         self.numbered = numbered or {}
         self.style = ""  # the outermost list's style: a nested list is drawn by its levels
         self.counted: dict[str, int] = {}  # a list style's or a list's (xml:id) last number
+        self.numbers: list[tuple[int, str]] = []  # the open lists' current numbers and formats
 
     def flush(self) -> None:
         text = "\n\n".join(x for x in self.lines + self.notes if x.strip()).strip()
@@ -135,20 +159,22 @@ class _Text:
 
 
     def items(self, lst: ET.Element, depth: int) -> None:
-        """A list's items with their markers ("1." at a numbered level, "-" else); a list
-        header (an item without a marker) indented as the items are. A list that continues
-        the numbering of an earlier one (``continue-numbering``, ``continue-list``) counts on."""
+        """A list's items with their markers ("1.", "a)", "1.2." at a numbered level as its
+        style draws them, "-" else); a list header (an item without a marker) indented as the
+        items are. A list that continues the numbering of an earlier one
+        (``continue-numbering``, ``continue-list``) counts on."""
         outer = depth == 0
         if outer:
             self.style = lst.get(f"{TEXT}style-name", "")
         style = lst.get(f"{TEXT}style-name") or self.style
-        start = self.numbered.get(style, {}).get(depth + 1)
-        count = 0 if start is None else start - 1
-        if outer and start is not None:
+        numbered = self.numbered.get(style, {}).get(depth + 1)
+        count = 0 if numbered is None else numbered.start - 1
+        if outer and numbered is not None:
             if lst.get(f"{TEXT}continue-list") in self.counted:
                 count = self.counted[lst.get(f"{TEXT}continue-list")]
             elif lst.get(f"{TEXT}continue-numbering") == "true" and style in self.counted:
                 count = self.counted[style]
+        self.numbers.append((count, numbered.fmt if numbered else ""))
         for item in lst:
             kind = local(item.tag)
             if kind not in ("list-item", "list-header"):
@@ -156,7 +182,8 @@ class _Text:
             marker = ""
             if kind == "list-item":
                 count += 1
-                marker = "- " if start is None else f"{count}. "
+                self.numbers[-1] = (count, self.numbers[-1][1])
+                marker = "- " if numbered is None else self.marker(numbered) + " "
             for p in item:
                 if local(p.tag) in ("p", "h"):
                     text = _inline(p, self.notes).strip()
@@ -165,11 +192,17 @@ class _Text:
                         marker = " " * len(marker)  # the item's next paragraphs: under its text
                 elif local(p.tag) == "list":
                     self.items(p, depth + 1)
+        self.numbers.pop()
         if outer:
             self.style = ""
-            if start is not None:
+            if numbered is not None:
                 self.counted[style] = count
                 self.counted[lst.get(XML_ID, "")] = count
+
+    def marker(self, numbered: Numbered) -> str:
+        """This item's number, with those of the levels above it its style shows ("1.2.")."""
+        shown = [label(n, fmt or "none") for n, fmt in self.numbers[-max(1, numbered.shown):]]
+        return f"{numbered.prefix}{'.'.join(x for x in shown if x)}{numbered.suffix}"
 
 
 def read(name: str, data: bytes, doc_type: str) -> Document:

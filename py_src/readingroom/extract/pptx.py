@@ -3,11 +3,13 @@ section of their own under it. Macros in a .pptm are never run."""
 
 from __future__ import annotations
 
+import re
 from xml.etree import ElementTree as ET
 
 from ..errors import EmptyDocument
 from .. import places
 from .document import Document, Section, table_lines, table_text
+from .numbering import label
 from .zipped import Package, local, main_part, relationships
 
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
@@ -16,14 +18,39 @@ R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 NOTES_REL = "notesSlide"
 
 
+_AUTO_FORMATS = {"arabic": "1", "alphaLc": "a", "alphaUc": "A", "romanLc": "i", "romanUc": "I"}
+_AUTO_FRAMES = {"Period": "{}.", "ParenR": "{})", "ParenBoth": "({})", "Plain": "{}"}
+
+
+def _auto_number(auto: ET.Element, n: int) -> str:
+    """A numbered paragraph's marker (``a:buAutoNum type="alphaLcParenR"``: "b)"); a scheme this
+    does not draw (East Asian numerals, ...) as "2."."""
+    m = re.fullmatch(r"(arabic|alphaLc|alphaUc|romanLc|romanUc)(Period|ParenR|ParenBoth|Plain)", auto.get("type", ""))
+    fmt, frame = (_AUTO_FORMATS[m.group(1)], _AUTO_FRAMES[m.group(2)]) if m else ("1", "{}.")
+    return frame.format(label(n, fmt))
+
+
 def _paragraphs(el: ET.Element) -> list[str]:
+    """A shape's paragraphs: indented by level, a bulleted one under the top level with "- ", a
+    numbered one (at any level) with its number, counted on while the paragraphs at that
+    level stay numbered."""
     out = []
+    counts: dict[int, int] = {}  # level -> the last numbered paragraph's number
     for p in el.iter(f"{A}p"):
         text = "".join(t.text or "" if local(t.tag) == "t" else "\n" for t in p.iter()
                        if local(t.tag) in ("t", "br")).strip()
         if text:
             level = p.find(f"{A}pPr")
             lvl = int(level.get("lvl", "0")) if level is not None and level.get("lvl", "0").isdigit() else 0
+            auto = level.find(f"{A}buAutoNum") if level is not None else None
+            for deeper in [k for k in counts if k > lvl or (k == lvl and auto is None)]:
+                del counts[deeper]
+            if auto is not None:
+                start = auto.get("startAt", "1")
+                counts[lvl] = counts[lvl] + 1 if lvl in counts else (int(start) if start.isdigit() else 1)
+                depth = sum(k < lvl for k in counts)  # under the numbered paragraphs it belongs to
+                out.append("  " * depth + _auto_number(auto, counts[lvl]) + " " + text)
+                continue
             bullet = level is not None and level.find(f"{A}buNone") is None and lvl > 0
             out.append(("  " * (lvl - 1) + "- " if bullet else "") + text)
     return out

@@ -98,10 +98,13 @@ def _is_abbreviation(text: str, dot: int) -> bool:
 
 
 def _is_list_number(text: str, unit_start: int, dot: int) -> bool:
-    """"1." or "iv." opening a list item is its number, not a sentence."""
+    """"1.", "b." or "xiv." opening a list item is its number, not a sentence."""
     word = text[unit_start:dot].strip()
-    return bool(word) and (word.isdigit() or word.lower() in ("i", "ii", "iii", "iv", "v", "vi")) \
+    return bool(word) and (word.isdigit() or (len(word) == 1 and word.isalpha()) or _ROMAN.fullmatch(word.lower()) is not None) \
         and not text[unit_start:dot].strip(" \t\n").count(" ")
+
+
+_ROMAN = re.compile(r"(?=[ivxl])l?x{0,3}(ix|iv|v?i{0,3})")  # i to lxxxix
 
 
 def _starts_sentence(text: str, at: int, gap: str) -> bool:
