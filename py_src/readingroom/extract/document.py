@@ -3,7 +3,10 @@
 A section's text is plain text in which a table is a Markdown pipe table (one line per row,
 the header row first), lists keep their markers, and a blank line ends a paragraph. The
 chunker never cuts inside a paragraph that fits, so a table that fits stays in one chunk;
-``split_rows`` cuts a longer one by rows and repeats its header row in every piece.
+``split_rows`` cuts a longer one by rows and repeats its header row in every piece. A table
+too wide for its header and one row to fit (a sheet of twenty columns) is first cut by
+columns (``column_groups``), each piece keeping the first column, so that no row is cut
+inside and every value stays under its header.
 """
 
 from __future__ import annotations
@@ -70,6 +73,48 @@ def split_rows(header: list[str], body: list[str], budget: int = TABLE_PIECE_TOK
     if start < len(body):
         pieces.append((start, len(body)))
     return pieces
+
+
+def _columns_cost(rows: list[list[str]], cols: list[int]) -> int:
+    """Tokens of the header and the longest row of ``rows`` kept to ``cols``, as pipe-table lines."""
+    lines = table_lines([[r[c] if c < len(r) else "" for c in cols] for r in rows])
+    return tokens.estimate(lines[0]) + tokens.estimate(lines[1]) + max(
+        (tokens.estimate(line) for line in lines[2:]), default=0)
+
+
+def column_groups(rows: list[list[str]], budget: int = TABLE_PIECE_TOKENS) -> list[list[int]]:
+    """The columns of a table (``rows[0]`` its header) in groups whose header and longest row
+    fit ``budget`` together, each led by the first column, which names the row ("Gull Rock");
+    one group of them all when the table fits as it is. A column too long to fit even beside
+    the first is a group of its own with it."""
+    width = max((len(r) for r in rows), default=0)
+    if width <= 2 or len(rows) < 2 or _columns_cost(rows, list(range(width))) <= budget:
+        return [list(range(width))]
+    # a row's line costs its cells' tokens, one "|" each and one more; the separator 4 a column
+    cost = [[tokens.estimate(cell_text(r[c])) + 1 if c < len(r) else 1 for c in range(width)] for r in rows]
+    lead = [row[0] for row in cost]
+    groups: list[list[int]] = []
+    group: list[int] = []
+    sums = list(lead)
+    for c in range(1, width):
+        grown = [s + row[c] for s, row in zip(sums, cost)]
+        if group and grown[0] + 1 + 1 + 4 * (len(group) + 2) + max(grown[1:]) + 1 > budget:
+            groups.append([0] + group)
+            group, grown = [], [first + row[c] for first, row in zip(lead, cost)]
+        group.append(c)
+        sums = grown
+    groups.append([0] + group)
+    return groups
+
+
+def table_blocks(rows: list[list[str]], budget: int = TABLE_PIECE_TOKENS) -> str:
+    """Rows of cells (the first the header) as a pipe table: ``table_text``, once per column
+    group when the table is too wide (``column_groups``)."""
+    groups = column_groups(rows, budget)
+    if len(groups) == 1:
+        return table_text(table_lines(rows), budget)
+    return "\n\n".join(table_text(table_lines([[r[c] if c < len(r) else "" for c in cols] for r in rows]), budget)
+                       for cols in groups)
 
 
 def table_text(lines: list[str], budget: int = TABLE_PIECE_TOKENS) -> str:

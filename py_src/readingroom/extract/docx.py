@@ -7,7 +7,7 @@ from __future__ import annotations
 from xml.etree import ElementTree as ET
 
 from ..errors import EmptyDocument
-from .document import Document, Section, table_lines, table_text
+from .document import Document, Section, table_blocks
 from .docx_lists import Lists
 from .zipped import Package, local, main_part
 
@@ -210,7 +210,7 @@ class _Reader:
             rows.append(row)
         rows = [r for r in rows if any(c for c in r)]
         if rows:
-            self.lines.append(table_text(table_lines(rows)))
+            self.lines.append(table_blocks(rows))
 
     def cell(self, el: ET.Element):
         """A table cell's paragraphs' texts, a table inside it read cell by cell (a text box's

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from .document import table_lines, table_text
+from .document import table_blocks
 from .numbering import label
 
 _SKIP = {"script", "style", "noscript", "template", "head", "svg", "iframe", "object"}
@@ -157,7 +157,7 @@ class _Text(HTMLParser):
             self.skip = max(0, self.skip - 1)
         elif tag == "table" and self.tables:
             rows = [r for r in _grid(self.tables.pop()) if any(c.strip() for c in r)]
-            flat = table_text(table_lines(rows)) if rows else ""
+            flat = table_blocks(rows) if rows else ""
             if self.tables:
                 self._cell(" " + " ".join(flat.split()) + " ")
             elif flat:

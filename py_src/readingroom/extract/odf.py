@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 
 from .. import places
 from ..errors import EmptyDocument, Encrypted
-from .document import Document, Section, table_lines, table_text
+from .document import Document, Section, table_blocks
 from .numbering import label
 from .sheets import Budget, sheet_sections
 from .zipped import Package, local
@@ -153,7 +153,7 @@ class _Text:
             elif tag == "table":
                 rows = [c for _, c in _rows(el, self.notes) if any(c)]
                 if rows:
-                    self.lines.append(table_text(table_lines(rows)))
+                    self.lines.append(table_blocks(rows))
             elif tag in ("section", "index-body", "frame", "text-box"):
                 self.walk(el, depth)
 

@@ -8,7 +8,7 @@ from xml.etree import ElementTree as ET
 
 from ..errors import EmptyDocument
 from .. import places
-from .document import Document, Section, table_lines, table_text
+from .document import Document, Section, table_blocks
 from .numbering import label
 from .zipped import Package, local, main_part, relationships
 
@@ -83,7 +83,7 @@ def _shapes(tree: ET.Element, want_notes: bool = False) -> tuple[str, list[str],
         elif tag == "tbl":
             rows = [[" ".join(_paragraphs(tc)) for tc in tr.findall(f"{A}tc")] for tr in el.findall(f"{A}tr")]
             if rows:
-                blocks.append(table_text(table_lines(rows)))
+                blocks.append(table_blocks(rows))
     return title, blocks, pictures
 
 

@@ -15,7 +15,7 @@ from xml.etree import ElementTree as ET
 
 from .. import places
 from ..errors import CorruptFile, EmptyDocument
-from .document import Document, Section, split_rows, table_lines
+from .document import Document, Section, column_groups, split_rows, table_lines
 from .zipped import Package, main_part, related, relations, transitional
 
 MAX_CELLS = 200_000
@@ -51,16 +51,23 @@ def sheet_sections(title: str | None, rows: list[tuple[int, list[str]]]) -> list
     while width and not any(len(c) >= width and c[width - 1] for _, c in rows):
         width -= 1
     titles, rows = _titles(rows)
-    lines = table_lines([c[:width] for _, c in rows])
+    cells = [c[:width] for _, c in rows]
     head = (places.sheet_heading(title),) if title is not None else ()
-    header, body, numbers = lines[:2], lines[2:], [n for n, _ in rows[1:]]
-    pieces = split_rows(header, body)
+    numbers = [n for n, _ in rows[1:]]
     above = "".join(t + "\n\n" for t in titles)
-    if len(pieces) <= 1:
-        return [Section(head, above + "\n".join(lines))]
-    return [Section(head + (places.rows_heading(numbers[a], numbers[b - 1]),),
-                    (above if a == 0 else "") + "\n".join(header + body[a:b]))
-            for a, b in pieces]
+    groups = column_groups(cells)
+    out = []
+    for cols in groups:  # a sheet too wide for a row to fit: by columns, then by rows
+        lines = table_lines(cells if len(groups) == 1 else [[r[c] if c < len(r) else "" for c in cols] for r in cells])
+        header, body = lines[:2], lines[2:]
+        pieces = split_rows(header, body)
+        where = (places.columns_heading(cols),) if len(groups) > 1 else ()
+        if len(pieces) <= 1 and not where:
+            return [Section(head, above + "\n".join(lines))]
+        out += [Section(head + (places.rows_heading(numbers[a], numbers[b - 1]),) + where,
+                        (above if not out and a == 0 else "") + "\n".join(header + body[a:b]))
+                for a, b in pieces]
+    return out
 
 
 MAX_TITLE_ROWS = 3
