@@ -96,6 +96,16 @@ def test_a_wide_word_table_is_cut_the_same_way():
     assert _whole_tables(chunks) == {r[0]: dict(zip(HEADER, r)) for r in rows[1:]}
 
 
+def test_a_wide_markdown_table_is_cut_the_same_way_and_a_narrow_one_kept_as_written():
+    rows = _rows()
+    wide = "\n".join(["# Lights", ""] + ["|" + "|".join(r) + "|" for r in rows[:1]] + ["|" + "--|" * len(HEADER)]
+                     + ["|" + "|".join(r) + "|" for r in rows[1:]] + ["", "Counted in 2024."])
+    _doc, _text, chunks = prepare_document(NewDocument("lights.md", data=wide.encode()), ChunkSettings())
+    assert _whole_tables(chunks) == {r[0]: dict(zip(HEADER, r)) for r in rows[1:]}
+    narrow = "|Part|Count|\n|:--|--:|\n|Bolt \\| nut|12|\n"
+    assert extract("parts.md", narrow.encode()).text().rstrip("\n") == narrow.rstrip("\n")
+
+
 def test_a_table_that_fits_is_not_cut_by_columns():
     rows = [["Part", "Count", "Bin"], ["Bolt", "12", "A3"], ["Nut", "40", "A4"]]
     assert column_groups(rows) == [[0, 1, 2]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..errors import DocumentTooLarge, NotText
-from .document import Document, Section, table_text
+from .document import Document, Section, column_groups, table_blocks, table_text
 from .html import html_to_text
 
 MAX_TEXT_BYTES = 10 * 1024 * 1024
@@ -55,9 +55,18 @@ def decoded(name: str, data: bytes) -> tuple[str, str | None]:
             f", and {undefined} byte{'s' * (undefined > 1)} that it does not define became \ufffd" if undefined else "")
 
 
+def _cells(line: str) -> list[str]:
+    """A pipe-table line's cells, their escaped pipes read as pipes."""
+    body = line.strip()
+    body = body[1:] if body.startswith("|") else body
+    body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", body)]
+
+
 def markdown_tables(text: str) -> str:
     """Every pipe table (a header row, a separator row, then rows) outside code fences made
-    whole-or-split by rows, header repeated; everything else left exactly as it was."""
+    whole-or-split by rows, header repeated (and cut by columns first when too wide for a row
+    to fit); everything else left exactly as it was."""
     lines = text.split("\n")
     out: list[str] = []
     i, fenced = 0, False
@@ -70,7 +79,9 @@ def markdown_tables(text: str) -> str:
             j = i + 2
             while j < len(lines) and _TABLE_ROW.match(lines[j]):
                 j += 1
-            out.append(table_text(lines[i:j]))
+            rows = [_cells(row) for row in [lines[i]] + lines[i + 2:j]]
+            # a table too wide for a row to fit: by columns, its cells written as every table's
+            out.append(table_blocks(rows) if len(column_groups(rows)) > 1 else table_text(lines[i:j]))
             i = j
             continue
         out.append(line)
