@@ -20,6 +20,7 @@ def _lvl(ilvl: int, fmt: str, text: str, start: int = 1, legal: bool = False) ->
 
 
 BULLET = "\uf0b7"  # Symbol font's bullet, as Word writes it
+UNCHECKED, CHECKED = "\u2610", "\u2612"  # a task list's boxes
 NUMBERING = f"""<w:numbering {W}>
 <w:abstractNum w:abstractNumId="0">{_lvl(0, "decimal", "%1.")}{_lvl(1, "lowerLetter", "%2)")}{_lvl(2, "lowerRoman", "(%3)")}</w:abstractNum>
 <w:abstractNum w:abstractNumId="1">{_lvl(0, "upperLetter", "%1.", start=3)}{_lvl(1, "decimal", "%1.%2")}</w:abstractNum>
@@ -29,7 +30,13 @@ NUMBERING = f"""<w:numbering {W}>
 <w:num w:numId="2"><w:abstractNumId w:val="0"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="1"/></w:lvlOverride></w:num>
 <w:num w:numId="3"><w:abstractNumId w:val="1"/></w:num>
 <w:num w:numId="4"><w:abstractNumId w:val="2"/></w:num>
+<w:abstractNum w:abstractNumId="4">{_lvl(0, "bullet", UNCHECKED)}</w:abstractNum>
+<w:abstractNum w:abstractNumId="5">{_lvl(0, "bullet", CHECKED)}</w:abstractNum>
+<w:abstractNum w:abstractNumId="6">{_lvl(0, "bullet", " ")}</w:abstractNum>
 <w:num w:numId="5"><w:abstractNumId w:val="3"/></w:num>
+<w:num w:numId="6"><w:abstractNumId w:val="4"/></w:num>
+<w:num w:numId="7"><w:abstractNumId w:val="5"/></w:num>
+<w:num w:numId="8"><w:abstractNumId w:val="6"/></w:num>
 </w:numbering>"""
 
 
@@ -44,6 +51,7 @@ DOCUMENT = f"""<w:document {W}><w:body>
 {_p("Then wait for dusk.")}{_p("Light the lamp", 1)}{_p("Log the hour", 2)}
 {_p("Keep watch", 3)}{_p("Sweep the glass", 3, 1)}
 {_p("Duties", 4)}{_p("Duties", 4)}{_p("Wind the clock", 4, 1)}{_p("Oil the hinge", 5)}
+{_p("Paint the rail", 6)}{_p("Fill the tank", 7)}{_p("Done on Monday", 8)}
 </w:body></w:document>"""
 
 
@@ -61,6 +69,8 @@ def test_word_lists_are_numbered_as_word_draws_them():
         "C. Keep watch", "  C.1 Sweep the glass",  # starts at 3, drawn as a letter; "%1.%2"
         "Article I Duties", "Article II Duties", "  2.1 Wind the clock",  # isLgl: "2.1", not "II.1"
         "- Oil the hinge",
+        "\u2610 Paint the rail", "\u2612 Fill the tank",  # a task list's boxes say what is done
+        "Done on Monday",  # a bullet drawn as a space: a paragraph that goes on under its item
     ], lines
 
 

@@ -194,3 +194,31 @@ def test_merged_word_cells_keep_later_cells_under_their_headers():
     assert word_text("lines.docx", MERGED) == (
         "| Line | Opened |  | Zone |\n|---|---|---|---|\n| District | 1868 | May | 1 |\n"
         "| District | 1871 | June | 2 |\n|  | 1880 | July | 3 |")
+
+
+def test_a_pictures_alt_text_is_read_where_it_stands_and_a_machines_guess_is_not():
+    from docx import Document
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    doc = Document()
+    p = doc.add_paragraph("The tower ")
+    p.add_run().add_picture(io.BytesIO(formats.png_bytes()))
+    p.add_run(" stands on the point.")
+    doc.add_paragraph().add_run().add_picture(io.BytesIO(formats.png_bytes()))
+    props = [el for el in doc.element.body.iter() if el.tag.endswith("}docPr")]
+    props[0].set("descr", "The lighthouse at dawn, painted red and white")
+    props[1].set("descr", "A picture containing sky\n\nDescription automatically generated")
+    buf = io.BytesIO()
+    doc.save(buf)
+    text = extract("tower.docx", buf.getvalue()).text()
+    assert text == "The tower [Picture: The lighthouse at dawn, painted red and white] stands on the point.", text
+
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    pic = slide.shapes.add_picture(io.BytesIO(formats.png_bytes()), Inches(1), Inches(1))
+    assert pic._element.nvPicPr.cNvPr.get("descr").endswith(".png")  # python-pptx writes the file name
+    pic._element.nvPicPr.cNvPr.set("descr", "Keeper's log, page one")
+    buf = io.BytesIO()
+    prs.save(buf)
+    assert extract("log.pptx", buf.getvalue()).sections[0].text == "[Picture: Keeper's log, page one]"

@@ -11,6 +11,7 @@ inside and every value stays under its header.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..text import tokens
@@ -42,6 +43,18 @@ class Document:
 
     def text(self) -> str:
         return "\n\n".join(s.text for s in self.sections)
+
+
+_FILE_NAME = re.compile(r"\S+\.(png|jpe?g|gif|bmp|tiff?|emf|wmf|svg|webp)", re.I)  # what a tool put there by itself
+_MACHINE_WRITTEN = re.compile(r"(description automatically generated|ai-generated content may be incorrect)\.?\s*$", re.I)
+
+
+def picture_text(description: str | None) -> str:
+    """A picture's alternative text as its author wrote it ("[Picture: the keeper's cottage in
+    1902]"); "" without one, or when a program wrote it by itself: Office's guess ("A picture
+    containing text Description automatically generated"), or the picture's file name."""
+    text = " ".join((description or "").split())
+    return "" if not text or _MACHINE_WRITTEN.search(text) or _FILE_NAME.fullmatch(text) else f"[Picture: {text}]"
 
 
 def cell_text(value: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from xml.etree import ElementTree as ET
 
 from ..errors import EmptyDocument
-from .document import Document, Section, table_blocks
+from .document import Document, Section, picture_text, table_blocks
 from .docx_lists import Lists
 from .zipped import Package, local, main_part
 
@@ -84,19 +84,23 @@ def _runs_on(p: ET.Element) -> str | None:
 def _run_text(p: ET.Element, refs: list | None = None) -> str:
     """A paragraph's text: runs, tabs and breaks; deleted text left out; footnote and
     comment references noted in ``refs`` as (kind, id) and marked in the text."""
-    out = []
+    out, pad = [], False
     for el in _live(p):
         tag = local(el.tag)
         if tag == "p" and el is not p:
             out.append("\n")  # a paragraph of a text box in this one: a line of its own
         elif tag == "t" and el.text:
-            out.append(el.text)
+            out.append(el.text[1:] if pad and el.text.startswith(" ") else el.text)
+            pad = False
         elif tag == "tab":
             out.append("\t")
         elif tag == "noBreakHyphen":
             out.append("-")
         elif tag in ("br", "cr"):
             out.append("\n")
+        elif tag == "docPr" and (alt := picture_text(el.get("descr"))):  # a picture's alt text
+            out.append(("" if not out or out[-1][-1:].isspace() else " ") + alt + " ")
+            pad = True  # the space after it stands for the next run's own
         elif tag in ("footnoteReference", "endnoteReference", "commentReference") and refs is not None:
             kind = tag.replace("Reference", "")
             refs.append((kind, el.get(f"{W}id", "")))

@@ -5,7 +5,7 @@ an abstract definition share its counters, so a list interrupted by other paragr
 up by a paragraph style, numbers on; an instance with a ``startOverride`` restarts its levels the
 first time it is used. An item restarts every level below its own (1.1 and 1.2, then 2.1). Its
 marker is the level's ``lvlText`` ("%1.", "(%1)", "%1.%2") with each ``%n`` drawn in level n's
-format (``numbering.label``), or "-" for a bullet."""
+format (``numbering.label``), or "-" for a bullet (a check box bullet, "☐" or "☒", as itself)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from .numbering import label
 from .zipped import Package
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_BOXES = {"\u2610", "\u2611", "\u2612", "\u2713", "\u2714", "\u2717", "\u2718"}  # ☐ ☑ ☒ ✓ ✔ ✗ ✘
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,11 @@ class Lists:
         """The marker of the next item at level ``ilvl`` of instance ``nid`` ("" for none)."""
         inst = self.instances.get(nid)
         level = inst.levels.get(ilvl) if inst is not None else None
-        if inst is None or level is None or level.fmt == "bullet":
+        if inst is None or level is None:
             return "-"
+        if level.fmt == "bullet":  # a check box says whether the task is done; other bullets are "-"
+            glyph = level.text.strip()  # none (" "): a paragraph that goes on under its item
+            return glyph if glyph in _BOXES or not glyph else "-"
         counts = self.counts.setdefault(inst.abstract, {})
         if nid not in self.started:
             self.started.add(nid)

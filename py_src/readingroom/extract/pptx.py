@@ -8,7 +8,7 @@ from xml.etree import ElementTree as ET
 
 from ..errors import EmptyDocument
 from .. import places
-from .document import Document, Section, table_blocks
+from .document import Document, Section, picture_text, table_blocks
 from .numbering import label
 from .zipped import Package, local, main_part, relationships
 
@@ -68,6 +68,9 @@ def _shapes(tree: ET.Element, want_notes: bool = False) -> tuple[str, list[str],
         tag = local(el.tag)
         if tag == "pic":
             pictures += 1
+            props = el.find(f"{P}nvPicPr/{P}cNvPr")
+            if alt := picture_text(props.get("descr") if props is not None else None):
+                blocks.append(alt)
         elif tag == "sp":
             kind = _placeholder(el)
             if want_notes and kind != "body":
