@@ -222,3 +222,11 @@ def test_a_pictures_alt_text_is_read_where_it_stands_and_a_machines_guess_is_not
     buf = io.BytesIO()
     prs.save(buf)
     assert extract("log.pptx", buf.getvalue()).sections[0].text == "[Picture: Keeper's log, page one]"
+    odt = (f'<office:document-content {ODF} xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+           'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" '
+           'xmlns:xlink="http://www.w3.org/1999/xlink" office:version="1.3"><office:body><office:text>'
+           '<text:p>The tower<draw:frame draw:name="Image1"><draw:image xlink:href="Pictures/a.png"/>'
+           '<svg:title>Image1</svg:title><svg:desc>The lighthouse at dawn</svg:desc></draw:frame> stands on the point.</text:p>'
+           '</office:text></office:body></office:document-content>')
+    text = extract("tower.odt", formats.with_member(formats.odt_bytes(), "content.xml", odt)).text()
+    assert text == "The tower [Picture: The lighthouse at dawn] stands on the point.", text

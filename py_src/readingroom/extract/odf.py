@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 
 from .. import places
 from ..errors import EmptyDocument, Encrypted
-from .document import Document, Section, table_blocks
+from .document import Document, Section, picture_text, table_blocks
 from .numbering import label
 from .sheets import Budget, sheet_sections
 from .zipped import Package, local
@@ -20,6 +20,7 @@ OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 PRES = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
 STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
+SVG = "{urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0}"
 XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
 KINDS = {"odt": "an OpenDocument text", "odp": "an OpenDocument presentation", "ods": "an OpenDocument spreadsheet"}
 MAX_REPEAT = 1000  # repeated empty rows and columns pad a sheet to its full size
@@ -45,7 +46,17 @@ def _inline(el: ET.Element, notes: list[str]) -> str:
                 notes.append(f"[^{mark}]: " + " ".join(_inline(p, notes) for p in body.iter(f"{TEXT}p")).strip())
         elif tag == "annotation":
             notes.append("Comment: " + " ".join(_inline(p, notes) for p in child.iter(f"{TEXT}p")).strip())
+        elif child.tag in (f"{SVG}title", f"{SVG}desc"):
+            pass  # a frame's name and alternative text: below, for a picture
         elif tag not in ("annotation-end", "bookmark", "bookmark-start", "bookmark-end"):
+            if tag == "frame" and any(local(c.tag) == "image" for c in child):
+                words = child.find(f"{SVG}desc")
+                words = words if words is not None else child.find(f"{SVG}title")
+                if alt := picture_text("".join(words.itertext()) if words is not None else ""):
+                    before = "".join(out)
+                    tail = child.tail or ""
+                    out.append(("" if not before or before[-1].isspace() else " ") + alt
+                               + ("" if not tail or tail[0].isspace() else " "))
             out.append(_inline(child, notes))
         out.append(child.tail or "")
     return "".join(out)
