@@ -54,6 +54,11 @@ def test_a_word_longer_than_the_target_is_still_chunked():
     text = "x" * 5000
     chunks = chunk_text(text, "txt", ChunkSettings(target_tokens=50, overlap_tokens=0))
     assert "".join(c.text for c in chunks) == text
+    # in slices no larger than a chunk (it was one 5,000-character chunk), each an exact slice
+    assert len(chunks) > 1 and all(c.token_count <= 50 and text[c.start:c.end] == c.text for c in chunks)
+    blob = "Key: " + "QUJD" * 2000 + " ends here."
+    chunks = chunk_text(blob, "txt", ChunkSettings(target_tokens=200, overlap_tokens=30))
+    assert all(c.token_count <= 200 for c in chunks) and chunks[-1].text.endswith("ends here.")
 
 
 def test_ten_thousand_headings_do_not_blow_up():

@@ -123,3 +123,23 @@ def test_cells_read_as_excel_shows_them():
     data = formats.with_member(rewritten(buf.getvalue(), change), "xl/sharedStrings.xml", sst)
     text = extract("share.xlsx", data).text()
     assert "| Ropes | 0.3 | 2021-03-15 | \u6771\u4eac | Line two |" in text, text
+
+
+def test_a_workbook_whose_cells_share_one_huge_string_is_capped_by_its_characters():
+    """Apache POI's poc-shared-strings.xlsx: 14 KB packed, 30,000 cells each showing one shared
+    string of 1 MB, 30 GB of text; reading it took all 24 GB of memory and was killed."""
+    from readingroom.extract.sheets import MAX_CHARS
+
+    cells = "".join(f'<c r="{col}{r}" t="s"><v>0</v></c>' for r in range(1, 301) for col in ("A", "B", "C"))
+    sheet = (f'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+             f'{cells}</sheetData></worksheet>')
+    sheet = re.sub(r'(<c r="A(\d+)")', r'</row><row r="\2">\1', sheet).replace("<sheetData></row>", "<sheetData>")
+    sheet = sheet.replace("</sheetData>", "</row></sheetData>")
+    sst = ('<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>'
+           + "abcdefghij" * 100_000 + "</t></si></sst>")
+    data = formats.with_member(shared_strings(formats.xlsx_bytes()), "xl/sharedStrings.xml", sst)
+    data = formats.with_member(data, "xl/worksheets/sheet1.xml", sheet)
+    assert len(data) < 200_000
+    doc = extract("poc.xlsx", data)
+    assert doc.notes == [f"poc.xlsx's cells hold more than {MAX_CHARS:,} characters; only the rows before that were read"]
+    assert MAX_CHARS // 2 < sum(len(s.text) for s in doc.sections if s.heading_path[0] == "Sheet Q3") < 3 * MAX_CHARS

@@ -9,7 +9,8 @@ from xml.etree import ElementTree as ET
 from ..errors import EmptyDocument
 from .document import Document, Section, picture_text, table_blocks
 from .docx_lists import Lists
-from .zipped import Package, local, main_part
+from .smartart import diagram_lines, is_diagram
+from .zipped import Package, local, main_part, relationships
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 MAIN = "word/document.xml"
@@ -81,7 +82,7 @@ def _runs_on(p: ET.Element) -> str | None:
     return "" if frame is not None and frame.get(f"{W}dropCap", "none") != "none" else None
 
 
-def _run_text(p: ET.Element, refs: list | None = None) -> str:
+def _run_text(p: ET.Element, refs: list | None = None, diagram=None) -> str:
     """A paragraph's text: runs, tabs and breaks; deleted text left out; footnote and
     comment references noted in ``refs`` as (kind, id) and marked in the text."""
     out, pad = [], False
@@ -98,6 +99,8 @@ def _run_text(p: ET.Element, refs: list | None = None) -> str:
             out.append("-")
         elif tag in ("br", "cr"):
             out.append("\n")
+        elif diagram is not None and is_diagram(el) and (lines := diagram(el)):  # SmartArt: its lines
+            out.append("\n" + "\n".join(lines) + "\n")
         elif tag == "docPr" and (alt := picture_text(el.get("descr"))):  # a picture's alt text
             out.append(("" if not out or out[-1][-1:].isspace() else " ") + alt + " ")
             pad = True  # the space after it stands for the next run's own
@@ -128,7 +131,9 @@ def _within(parent: ET.Element, tag: str):
 
 
 class _Reader:
-    def __init__(self, pkg: Package):
+    def __init__(self, pkg: Package, main: str = MAIN):
+        links = relationships(pkg, main)
+        self.diagram = lambda el: diagram_lines(pkg, el, links)
         self.styles, self.list_styles = _styles(pkg)
         self.lists = Lists(pkg, self.list_styles)
         self.notes = {"footnote": _notes(pkg, "word/footnotes.xml", "footnote"),
@@ -166,7 +171,7 @@ class _Reader:
         own = ppr.find(f"{W}outlineLvl") if ppr is not None else None
         if level is None and own is not None and own.get(f"{W}val", "").isdigit() and int(own.get(f"{W}val")) < 9:
             level = int(own.get(f"{W}val")) + 1
-        text = self.joined + _run_text(p, self.refs).strip()
+        text = self.joined + _run_text(p, self.refs, self.diagram).strip()
         self.joined = ""
         glue = _runs_on(p)
         if glue is not None:
@@ -221,7 +226,7 @@ class _Reader:
         paragraphs are read with the paragraph that holds it, once)."""
         for child in el:
             if child.tag == f"{W}p":
-                yield _run_text(child, self.refs).strip()
+                yield _run_text(child, self.refs, self.diagram).strip()
             elif child.tag in _WRAPPERS or child.tag in (f"{W}tbl", f"{W}tr", f"{W}tc"):
                 yield from self.cell(child)
 
@@ -240,7 +245,7 @@ def read(name: str, data: bytes, kind: str = "a Word document") -> Document:
     pkg = Package(name, data, kind)
     main = main_part(pkg, MAIN)
     body = pkg.xml(main).find(f"{W}body")
-    reader = _Reader(pkg)
+    reader = _Reader(pkg, main)
     if body is not None:
         reader.block(body)
     reader.flush()

@@ -83,7 +83,7 @@ def _rows(table: ET.Element, notes: list[str], budget: Budget | None = None) -> 
         copies = min(repeat, MAX_REPEAT) if cells else 0
         for _ in range(copies):
             number += 1
-            if budget is not None and not budget.take(len(cells)):
+            if budget is not None and not budget.take(cells):
                 return rows
             rows.append((number, cells))
         number += repeat - copies

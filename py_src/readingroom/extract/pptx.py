@@ -10,6 +10,7 @@ from ..errors import EmptyDocument
 from .. import places
 from .document import Document, Section, picture_text, table_blocks
 from .numbering import label
+from .smartart import diagram_lines, is_diagram
 from .zipped import Package, local, main_part, relationships
 
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
@@ -61,11 +62,16 @@ def _placeholder(sp: ET.Element) -> str | None:
     return None if ph is None else ph.get("type", "body")
 
 
-def _shapes(tree: ET.Element, want_notes: bool = False) -> tuple[str, list[str], int]:
-    """(title, blocks of text, pictures) of a slide's shape tree, in document order."""
+def _shapes(tree: ET.Element, want_notes: bool = False, diagram=None) -> tuple[str, list[str], int]:
+    """(title, blocks of text, pictures) of a slide's shape tree, in document order;
+    ``diagram(relIds)`` gives a SmartArt diagram's lines."""
     title, blocks, pictures = "", [], 0
     for el in tree.iter():
         tag = local(el.tag)
+        if diagram is not None and is_diagram(el):
+            if lines := diagram(el):
+                blocks.append("\n".join(lines))
+            continue
         if tag == "pic":
             pictures += 1
             props = el.find(f"{P}nvPicPr/{P}cNvPr")
@@ -99,12 +105,13 @@ def read(name: str, data: bytes) -> Document:
     pictures = 0
     for number, part in enumerate([o for o in order if o], start=1):
         tree = pkg.xml(part)
-        title, blocks, pics = _shapes(tree)
+        links = relationships(pkg, part)
+        title, blocks, pics = _shapes(tree, diagram=lambda el, links=links: diagram_lines(pkg, el, links))
         pictures += pics
         head = places.slide_heading(number, title)
         if blocks or title:
             sections.append(Section((head,), "\n\n".join([title] + blocks if title else blocks)))
-        notes_part = next((t for k, t in relationships(pkg, part).items() if NOTES_REL in t), None)
+        notes_part = next((t for k, t in links.items() if NOTES_REL in t), None)
         if notes_part and pkg.has(notes_part):
             _, notes, _ = _shapes(pkg.xml(notes_part), want_notes=True)
             if notes:

@@ -19,6 +19,7 @@ from .document import Document, Section, column_groups, split_rows, table_lines
 from .zipped import Package, main_part, related, relations, transitional
 
 MAX_CELLS = 200_000
+MAX_CHARS = 8_000_000  # of cell text: some 10,000 passages, as many as MAX_CELLS makes
 S = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _COL = re.compile(r"([A-Z]+)(\d+)")
@@ -26,20 +27,26 @@ _DATE_FORMATS = set(range(14, 23)) | set(range(45, 48))
 
 
 class Budget:
-    """Cells left to read in one file."""
+    """Cells, and characters in them, left to read in one file. A cell's text can be long and
+    many cells can share one string: a 14 KB workbook whose 30,000 cells all show one shared
+    string of 1 MB (Apache POI's poc-shared-strings.xlsx) is 30 GB of text."""
 
     def __init__(self, name: str):
-        self.name, self.left, self.capped = name, MAX_CELLS, False
+        self.name, self.left, self.chars, self.capped = name, MAX_CELLS, MAX_CHARS, ""
 
-    def take(self, n: int) -> bool:
-        self.left -= n
-        if self.left < 0:
-            self.capped = True
+    def take(self, cells: list[str]) -> bool:
+        """Whether a row of these cells may still be read."""
+        self.left -= len(cells)
+        self.chars -= sum(len(c) for c in cells)
+        if not self.capped and self.left < 0:
+            self.capped = f"{self.name} has more than {MAX_CELLS:,} cells; only the first {MAX_CELLS:,} were read"
+        elif not self.capped and self.chars < 0:
+            self.capped = (f"{self.name}'s cells hold more than {MAX_CHARS:,} characters; only the rows "
+                           "before that were read")
         return not self.capped
 
     def note(self) -> list[str]:
-        return [f"{self.name} has more than {MAX_CELLS:,} cells; only the first {MAX_CELLS:,} were read"] \
-            if self.capped else []
+        return [self.capped] if self.capped else []
 
 
 def sheet_sections(title: str | None, rows: list[tuple[int, list[str]]]) -> list[Section]:
@@ -185,14 +192,13 @@ def read_xlsx(name: str, data: bytes) -> Document:
             continue
         rows = []
         for row in _rows(pkg, part):
-            cells = row.findall(f"{S}c")
-            if not budget.take(len(cells)):
-                break
             out: list[str] = []
-            for i, c in enumerate(cells):
+            for i, c in enumerate(row.findall(f"{S}c")):
                 col = _column(c.get("r", "")) if c.get("r") else i
                 out += [""] * (max(col, len(out)) - len(out))
                 out.append(_value(c, shared, dates, epoch))
+            if not budget.take(out):
+                break
             rows.append((int(row.get("r", len(rows) + 1)), out))
             row.clear()
         sections += sheet_sections(sheet.get("name", "?"), rows)
@@ -231,7 +237,7 @@ def read_delimited(name: str, text: str, doc_type: str) -> Document:
     reader = csv.reader(io.StringIO(text), delimiter=split)
     try:
         for number, cells in enumerate(reader, start=1):
-            if not budget.take(len(cells)):
+            if not budget.take(cells):
                 break
             rows.append((number, cells))
     except csv.Error:

@@ -127,11 +127,19 @@ def _units(text: str, start: int, end: int, target: int) -> list[_Unit]:
 
 
 def _words(text: str, start: int, end: int, target: int) -> list[_Unit]:
-    """A line too long for one chunk, in runs of whole words."""
+    """A line too long for one chunk, in runs of whole words (a word longer than a chunk in
+    slices of it)."""
     out: list[_Unit] = []
     w_start, w_tokens = start, 0
     for w0, w1 in _split(text, start, end, _WORD):
         wn = tokens.estimate(text[w0:w1])
+        if wn > target:  # one "word" longer than a chunk (a base64 blob, a run of one letter): cut in slices
+            if w_tokens:
+                out.append(_Unit(w_start, w0, w_tokens))
+            step = max(1, (w1 - w0) * target // wn)
+            out += [_Unit(a, min(a + step, w1), tokens.estimate(text[a:min(a + step, w1)])) for a in range(w0, w1, step)]
+            w_start, w_tokens = w1, 0
+            continue
         if w_tokens and w_tokens + wn > target:
             out.append(_Unit(w_start, w0, w_tokens))
             w_start, w_tokens = w0, 0
