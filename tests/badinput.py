@@ -47,6 +47,8 @@ DOCUMENTS = [
     ("empty", dict(name="empty.txt", data=b""), "error", "empty_document", "no text"),
     ("whitespace", dict(name="blank.md", text=" \n\t \n"), "error", "empty_document", "no text"),
     ("unsupported", dict(name="program.exe", text="MZ"), "error", "unsupported", "are not read"),
+    ("older-word", dict(name="minutes.doc", data=b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504)), "error", "unsupported",
+     "minutes.doc: a Word 97–2003 document (.doc), which Reading Room does not read: save it as .docx (or PDF)"),
     ("no-name", dict(name="  ", text="text"), "error", "bad_input", "needs a name"),
     ("too-large", dict(name="big.txt", data=b"word " * (2 * 1024 * 1024 + 10)), "error", "too_large", "limit"),
     ("pdf-empty-file", dict(name="zero.pdf", data=b""), "error", "empty_document", "is empty"),
@@ -70,6 +72,8 @@ DOCUMENTS = [
 BROWSER_OUTCOMES = {
     "empty": ("empty_document", "is empty"),
     "unsupported": ("unsupported", ".exe files are not read"),
+    "older-word": ("unsupported", "minutes.doc: a Word 97–2003 document (.doc), which Reading Room does not read: "
+                   "save it as .docx (or PDF)"),
     "no-name": ("unsupported", "files without an extension are not read"),
     "pdf-empty-file": ("empty_document", "is empty"),
     "pdf-truncated": ("not_pdf", "is not a readable PDF"),

@@ -16,6 +16,25 @@ const BINARY = {
 const PICTURES = { png: 'png', jpg: 'jpg', jpeg: 'jpg', tif: 'tiff', tiff: 'tiff' };
 export const TYPES = { ...TEXT, ...BINARY, ...PICTURES, pdf: 'pdf' };
 const READS = 'Markdown, text, HTML, PDF, Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, CSV/TSV, source files and pictures';
+// Python's extract.OLDER: formats another program can save as one we read (tests/badinput checks both say it).
+const OLDER = {
+  doc: ['a Word 97–2003 document', 'docx'], dot: ['a Word 97–2003 template', 'docx'],
+  xls: ['an Excel 97–2003 workbook', 'xlsx'], xlt: ['an Excel 97–2003 template', 'xlsx'],
+  xlsb: ['an Excel binary workbook', 'xlsx'],
+  ppt: ['a PowerPoint 97–2003 presentation', 'pptx'], pps: ['a PowerPoint 97–2003 slide show', 'pptx'],
+  pot: ['a PowerPoint 97–2003 template', 'pptx'],
+  pages: ['an Apple Pages document', 'docx'], numbers: ['an Apple Numbers spreadsheet', 'xlsx'],
+  key: ['an Apple Keynote presentation', 'pptx'],
+};
+
+/** Why a file of this extension is not read (Python's extract.why_unread). */
+function whyUnread(ext) {
+  if (OLDER[ext]) {
+    const [what, save] = OLDER[ext];
+    return `${what} (.${ext}), which Reading Room does not read: save it as .${save} (or PDF) in the program that made it`;
+  }
+  return `${ext ? `.${ext} files` : 'files without an extension'} are not read (Reading Room reads ${READS})`;
+}
 // Python's limit for raw files (ingest.MAX_FILE_BYTES): refuse before reading a huge file into memory.
 const MAX_FILE_BYTES = 100 * 1024 * 1024;
 
@@ -96,8 +115,7 @@ async function fromFile(file, onProgress) {
   const ext = extension(file.name);
   const type = TYPES[ext];
   if (!type) {
-    const kind = ext ? `.${ext} files` : 'files without an extension';
-    return { error: { type: 'unsupported', message: `${file.name}: ${kind} are not read (Reading Room reads ${READS})` } };
+    return { error: { type: 'unsupported', message: `${file.name}: ${whyUnread(ext)}` } };
   }
   if (file.size === 0) return { error: { type: 'empty_document', message: `${file.name} is empty` } };
   if (type === 'pdf') return fromPdf(file, onProgress);

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..aio import run as run_sync
 from .base import SUFFIXES, CliError, open_library, say
-from ..extract import SUPPORTED
+from ..extract import why_unread
 from ..ingest.add import NewDocument
 
 
@@ -29,8 +29,7 @@ def files_to_add(paths: list[str]) -> tuple[list[Path], list[tuple[Path, str]]]:
                 if f.suffix.lower() in SUFFIXES:
                     out.append(f)
                 else:
-                    kind = f"{f.suffix.lower()} files" if f.suffix else "files without an extension"
-                    skipped.append((f, f"{kind} are not read (Reading Room reads {SUPPORTED})"))
+                    skipped.append((f, why_unread(f.suffix.lower().lstrip("."))))
         else:
             out.append(p)
     return out, skipped

@@ -45,9 +45,31 @@ def type_of(name: str, given: str | None = None) -> str:
     return FORMATS.get(ext, ext) if ext else "txt"
 
 
-def unsupported(name: str, doc_type: str) -> Unsupported:
+# Older and other programs' formats, each with what to save it as (web/api/files.js has the same table)
+OLDER = {
+    "doc": ("a Word 97–2003 document", "docx"), "dot": ("a Word 97–2003 template", "docx"),
+    "xls": ("an Excel 97–2003 workbook", "xlsx"), "xlt": ("an Excel 97–2003 template", "xlsx"),
+    "xlsb": ("an Excel binary workbook", "xlsx"),
+    "ppt": ("a PowerPoint 97–2003 presentation", "pptx"), "pps": ("a PowerPoint 97–2003 slide show", "pptx"),
+    "pot": ("a PowerPoint 97–2003 template", "pptx"),
+    "pages": ("an Apple Pages document", "docx"), "numbers": ("an Apple Numbers spreadsheet", "xlsx"),
+    "key": ("an Apple Keynote presentation", "pptx"),
+}
+
+
+def why_unread(doc_type: str) -> str:
+    """Why a file of this extension is not read, and for a format another program can convert,
+    what to save it as."""
+    if doc_type in OLDER:
+        what, new = OLDER[doc_type]
+        return (f"{what} (.{doc_type}), which Reading Room does not read: save it as .{new} (or PDF) "
+                "in the program that made it")
     kind = f".{doc_type} files" if doc_type else "files without an extension"
-    return Unsupported(f"{name}: {kind} are not read (Reading Room reads {SUPPORTED})")
+    return f"{kind} are not read (Reading Room reads {SUPPORTED})"
+
+
+def unsupported(name: str, doc_type: str) -> Unsupported:
+    return Unsupported(f"{name}: {why_unread(doc_type)}")
 
 
 def from_text(name: str, text: str, doc_type: str) -> Document:
