@@ -119,4 +119,23 @@ def test_rtf_as_word_writes_it_fallbacks_footnotes_hidden_text_and_nested_tables
 
     text = rtf_text("lease.rtf", RTF)
     assert text == ("\u2022First item.\n\nThe lease is signed. (By both parties.) It runs a year.\n\n"
-                    "Visible  text.\n\nDeep A | Deep B |\nOuter |\nAfter."), text
+                    "Visible  text.\n\n| Deep A; Deep B; Outer |\n|---|\n\nAfter."), text
+
+
+WORD_TABLE = (rb"{\rtf1\ansi{\fonttbl\f0 Calibri;}\pard Lights of the coast\par "
+              rb"\trowd\cellx3000\cellx6000\pard\intbl Station\cell Keeper\cell\row "
+              rb"\trowd\cellx3000\cellx6000\pard\intbl Gull Rock\cell\pard\intbl J. Innes\par "
+              rb"\pard\intbl (since 1990)\cell\row "
+              rb"{\trowd\cellx3000\cellx6000{\pard\intbl Black Ness\par}\cell{\pard\intbl A. Moray\par}\cell\intbl\row}"
+              rb"\pard Both are lit at dusk.\par}")
+
+
+def test_an_rtf_table_is_a_pipe_table_its_cells_paragraphs_in_their_cell():
+    """A table in RTF (Word's, or pandoc's with each cell's paragraph in a group of its own) is
+    read as a pipe table like every other format's; it was cells strung on lines with " | "
+    between them, a cell of two paragraphs broken across lines."""
+    from readingroom.extract.rtf import rtf_text
+
+    assert rtf_text("lights.rtf", WORD_TABLE) == (
+        "Lights of the coast\n\n| Station | Keeper |\n|---|---|\n| Gull Rock | J. Innes (since 1990) |\n"
+        "| Black Ness | A. Moray |\n\nBoth are lit at dusk.")
