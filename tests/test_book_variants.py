@@ -139,3 +139,17 @@ def test_an_rtf_table_is_a_pipe_table_its_cells_paragraphs_in_their_cell():
     assert rtf_text("lights.rtf", WORD_TABLE) == (
         "Lights of the coast\n\n| Station | Keeper |\n|---|---|\n| Gull Rock | J. Innes (since 1990) |\n"
         "| Black Ness | A. Moray |\n\nBoth are lit at dusk.")
+
+
+def test_an_ebooks_page_break_markers_are_not_read_into_its_sentences_and_xhtml_is_html():
+    """EPUB 3 marks where the printed edition's pages break (``epub:type="pagebreak"``,
+    ``role="doc-pagebreak"``); their numbers were read into the sentence ("who suffer. 190 I
+    will", IDPF's childrens-literature sample). A .xhtml file (a chapter saved on its own) was
+    refused as not read."""
+    xhtml = ('<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml" '
+             'xmlns:epub="http://www.idpf.org/2007/ops"><body><h1>The clover</h1><p>Those who suffer. '
+             '<span epub:type="pagebreak" title="190" id="Page_190">190</span> I will help them, '
+             'said the <span role="doc-pagebreak" aria-label="191">191</span>fairy.</p></body></html>')
+    doc = extract("clover.xhtml", xhtml.encode())
+    assert doc.doc_type == "html"
+    assert doc.text() == "# The clover\n\nThose who suffer. I will help them, said the fairy."

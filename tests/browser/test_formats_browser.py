@@ -233,3 +233,18 @@ def test_cancel_while_ocr_reads_stores_nothing_of_those_files(page):
     report = page.evaluate("() => window.__adding")
     assert {r["name"]: r["type"] for r in report["rejected_files"]} == {n: "cancelled" for n, _ in pictures}
     assert page.evaluate("() => window.readingroom.status()")["documents"] == 0
+
+
+def test_the_page_takes_the_file_types_python_reads_and_says_the_same_of_the_others(shared):
+    """The page's file-type gate (web/api/files.js) and its file picker are Python's table
+    (extract.FORMATS), and its advice for a format another program can save (.doc, .xls) is
+    extract.OLDER's."""
+    from readingroom.extract import FORMATS, OLDER
+
+    got = shared.evaluate("""async () => {
+        const m = await import('./api/files.js');
+        return {types: m.TYPES, older: m.OLDER, accept: document.getElementById('file-input').accept};
+    }""")
+    assert got["types"] == FORMATS
+    assert got["older"] == {ext: list(pair) for ext, pair in OLDER.items()}
+    assert sorted(got["accept"].split(",")) == sorted(f".{ext}" for ext in FORMATS)

@@ -6,7 +6,7 @@
 // outline here, and Python cleans and chunks the pages.
 
 // The extension -> type table of Python's extract.FORMATS (tests/browser checks they agree).
-const TEXT = { md: 'md', markdown: 'md', txt: 'txt', text: 'txt', html: 'html', htm: 'html', csv: 'csv', tsv: 'tsv' };
+const TEXT = { md: 'md', markdown: 'md', txt: 'txt', text: 'txt', html: 'html', htm: 'html', xhtml: 'html', xht: 'html', csv: 'csv', tsv: 'tsv' };
 for (const ext of ['py', 'js', 'ts', 'java', 'go', 'rs', 'c', 'h', 'cpp', 'json', 'yaml', 'toml', 'rst', 'org', 'tex']) TEXT[ext] = ext;
 TEXT.yml = 'yaml';
 const BINARY = {
@@ -17,7 +17,7 @@ const PICTURES = { png: 'png', jpg: 'jpg', jpeg: 'jpg', tif: 'tiff', tiff: 'tiff
 export const TYPES = { ...TEXT, ...BINARY, ...PICTURES, pdf: 'pdf' };
 const READS = 'Markdown, text, HTML, PDF, Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, CSV/TSV, source files and pictures';
 // Python's extract.OLDER: formats another program can save as one we read (tests/badinput checks both say it).
-const OLDER = {
+export const OLDER = {
   doc: ['a Word 97–2003 document', 'docx'], dot: ['a Word 97–2003 template', 'docx'],
   xls: ['an Excel 97–2003 workbook', 'xlsx'], xlt: ['an Excel 97–2003 template', 'xlsx'],
   xlsb: ['an Excel binary workbook', 'xlsx'],

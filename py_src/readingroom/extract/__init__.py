@@ -15,7 +15,7 @@ from .document import Document, Section
 
 # extension -> the type recorded for the document
 FORMATS = {
-    "md": "md", "markdown": "md", "txt": "txt", "text": "txt", "html": "html", "htm": "html",
+    "md": "md", "markdown": "md", "txt": "txt", "text": "txt", "html": "html", "htm": "html", "xhtml": "html", "xht": "html",
     "pdf": "pdf", "docx": "docx", "docm": "docx", "pptx": "pptx", "pptm": "pptx",
     "xlsx": "xlsx", "xlsm": "xlsx", "ods": "ods", "csv": "csv", "tsv": "tsv", "odt": "odt",
     "odp": "odp", "epub": "epub", "rtf": "rtf",

@@ -27,12 +27,16 @@ _CODE_CLASS = re.compile(r"highlight|sourceCode|\bcode\b|language-|lang-|\bsrc\b
 
 MAX_COLSPAN, MAX_ROWSPAN = 50, 500  # a span past these is read as this wide or tall
 _NONE = re.compile(r"display\s*:\s*none", re.I)
+_PAGE_BREAK = re.compile(r"(?:^|[\s:-])pagebreak\b")  # epub:type="pagebreak", role="doc-pagebreak"
 
 
 def _hidden(attrs) -> bool:
     """An element the page does not show: ``hidden``, or ``display: none`` in its style
-    (Wikipedia's sort keys: "01879-07-01-0000" before "1 July 1879")."""
-    return any(k == "hidden" or (k == "style" and v and _NONE.search(v)) for k, v in attrs)
+    (Wikipedia's sort keys: "01879-07-01-0000" before "1 July 1879"); or an e-book's page-break
+    marker, the printed edition's page number ("who suffer. 190 I will"), layout, not text."""
+    return any(k == "hidden" or (k == "style" and v and _NONE.search(v))
+               or (k in ("epub:type", "role") and v and _PAGE_BREAK.search(v))
+               for k, v in attrs)
 
 
 def _span(attrs, name: str, most: int) -> int:
