@@ -33,10 +33,12 @@ NUMBERING = f"""<w:numbering {W}>
 <w:abstractNum w:abstractNumId="4">{_lvl(0, "bullet", UNCHECKED)}</w:abstractNum>
 <w:abstractNum w:abstractNumId="5">{_lvl(0, "bullet", CHECKED)}</w:abstractNum>
 <w:abstractNum w:abstractNumId="6">{_lvl(0, "bullet", " ")}</w:abstractNum>
+<w:abstractNum w:abstractNumId="7">{_lvl(0, "none", "%1.")}</w:abstractNum>
 <w:num w:numId="5"><w:abstractNumId w:val="3"/></w:num>
 <w:num w:numId="6"><w:abstractNumId w:val="4"/></w:num>
 <w:num w:numId="7"><w:abstractNumId w:val="5"/></w:num>
 <w:num w:numId="8"><w:abstractNumId w:val="6"/></w:num>
+<w:num w:numId="9"><w:abstractNumId w:val="7"/></w:num>
 </w:numbering>"""
 
 
@@ -51,7 +53,7 @@ DOCUMENT = f"""<w:document {W}><w:body>
 {_p("Then wait for dusk.")}{_p("Light the lamp", 1)}{_p("Log the hour", 2)}
 {_p("Keep watch", 3)}{_p("Sweep the glass", 3, 1)}
 {_p("Duties", 4)}{_p("Duties", 4)}{_p("Wind the clock", 4, 1)}{_p("Oil the hinge", 5)}
-{_p("Paint the rail", 6)}{_p("Fill the tank", 7)}{_p("Done on Monday", 8)}
+{_p("Paint the rail", 6)}{_p("Fill the tank", 7)}{_p("Done on Monday", 8)}{_p("Unnumbered step", 9)}
 </w:body></w:document>"""
 
 
@@ -71,6 +73,7 @@ def test_word_lists_are_numbered_as_word_draws_them():
         "- Oil the hinge",
         "\u2610 Paint the rail", "\u2612 Fill the tank",  # a task list's boxes say what is done
         "Done on Monday",  # a bullet drawn as a space: a paragraph that goes on under its item
+        "Unnumbered step",  # numbering "none": no number, and no stray "."
     ], lines
 
 

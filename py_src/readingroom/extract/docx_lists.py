@@ -117,7 +117,8 @@ class Lists:
 
         def number(m: re.Match) -> str:
             lv = int(m.group(1)) - 1
-            fmt = "decimal" if level.legal and lv < ilvl else inst.levels.get(lv, level).fmt
+            fmt = "decimal" if level.legal else inst.levels.get(lv, level).fmt
             return label(counts.get(lv, start(lv)), fmt)
 
-        return re.sub(r"%([1-9])", number, level.text).strip()
+        marker = re.sub(r"%([1-9])", number, level.text).strip()
+        return marker if any(ch.isalnum() for ch in marker) else ""  # "none" drawn: "." is no marker
