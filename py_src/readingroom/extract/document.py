@@ -88,9 +88,14 @@ def split_rows(header: list[str], body: list[str], budget: int = TABLE_PIECE_TOK
     return pieces
 
 
+def columns_of(rows: list[list[str]], cols: list[int]) -> list[list[str]]:
+    """``rows`` kept to the columns ``cols`` (a short row's missing cells empty)."""
+    return [[r[c] if c < len(r) else "" for c in cols] for r in rows]
+
+
 def _columns_cost(rows: list[list[str]], cols: list[int]) -> int:
     """Tokens of the header and the longest row of ``rows`` kept to ``cols``, as pipe-table lines."""
-    lines = table_lines([[r[c] if c < len(r) else "" for c in cols] for r in rows])
+    lines = table_lines(columns_of(rows, cols))
     return tokens.estimate(lines[0]) + tokens.estimate(lines[1]) + max(
         (tokens.estimate(line) for line in lines[2:]), default=0)
 
@@ -126,8 +131,7 @@ def table_blocks(rows: list[list[str]], budget: int = TABLE_PIECE_TOKENS) -> str
     groups = column_groups(rows, budget)
     if len(groups) == 1:
         return table_text(table_lines(rows), budget)
-    return "\n\n".join(table_text(table_lines([[r[c] if c < len(r) else "" for c in cols] for r in rows]), budget)
-                       for cols in groups)
+    return "\n\n".join(table_text(table_lines(columns_of(rows, cols)), budget) for cols in groups)
 
 
 def table_text(lines: list[str], budget: int = TABLE_PIECE_TOKENS) -> str:

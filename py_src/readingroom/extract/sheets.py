@@ -15,7 +15,7 @@ from xml.etree import ElementTree as ET
 
 from .. import places
 from ..errors import CorruptFile, EmptyDocument
-from .document import Document, Section, column_groups, split_rows, table_lines
+from .document import Document, Section, column_groups, columns_of, split_rows, table_lines
 from .zipped import Package, main_part, related, relations, transitional
 
 MAX_CELLS = 200_000
@@ -65,7 +65,7 @@ def sheet_sections(title: str | None, rows: list[tuple[int, list[str]]]) -> list
     groups = column_groups(cells)
     out = []
     for cols in groups:  # a sheet too wide for a row to fit: by columns, then by rows
-        lines = table_lines(cells if len(groups) == 1 else [[r[c] if c < len(r) else "" for c in cols] for r in cells])
+        lines = table_lines(cells if len(groups) == 1 else columns_of(cells, cols))
         header, body = lines[:2], lines[2:]
         pieces = split_rows(header, body)
         where = (places.columns_heading(cols),) if len(groups) > 1 else ()
