@@ -93,23 +93,18 @@ def columns_of(rows: list[list[str]], cols: list[int]) -> list[list[str]]:
     return [[r[c] if c < len(r) else "" for c in cols] for r in rows]
 
 
-def _columns_cost(rows: list[list[str]], cols: list[int]) -> int:
-    """Tokens of the header and the longest row of ``rows`` kept to ``cols``, as pipe-table lines."""
-    lines = table_lines(columns_of(rows, cols))
-    return tokens.estimate(lines[0]) + tokens.estimate(lines[1]) + max(
-        (tokens.estimate(line) for line in lines[2:]), default=0)
-
-
 def column_groups(rows: list[list[str]], budget: int = TABLE_PIECE_TOKENS) -> list[list[int]]:
     """The columns of a table (``rows[0]`` its header) in groups whose header and longest row
     fit ``budget`` together, each led by the first column, which names the row ("Gull Rock");
     one group of them all when the table fits as it is. A column too long to fit even beside
     the first is a group of its own with it."""
     width = max((len(r) for r in rows), default=0)
-    if width <= 2 or len(rows) < 2 or _columns_cost(rows, list(range(width))) <= budget:
+    if width <= 2 or len(rows) < 2:
         return [list(range(width))]
     # a row's line costs its cells' tokens, one "|" each and one more; the separator 4 a column
     cost = [[tokens.estimate(cell_text(r[c])) + 1 if c < len(r) else 1 for c in range(width)] for r in rows]
+    if sum(cost[0]) + 1 + 1 + 4 * width + max(sum(row) for row in cost[1:]) + 1 <= budget:
+        return [list(range(width))]
     lead = [row[0] for row in cost]
     groups: list[list[int]] = []
     group: list[int] = []
