@@ -57,6 +57,12 @@ def picture_text(description: str | None) -> str:
     return "" if not text or _MACHINE_WRITTEN.search(text) or _FILE_NAME.fullmatch(text) else f"[Picture: {text}]"
 
 
+def set_in(before: str, words: str, after: str) -> str:
+    """``words`` (a picture's "[Picture: …]") as they stand between ``before`` and ``after``:
+    a space on either side unless the text there ends or starts with one already."""
+    return ("" if not before or before[-1].isspace() else " ") + words + ("" if not after or after[0].isspace() else " ")
+
+
 def cell_text(value: str) -> str:
     """A cell's text on one line, its pipes escaped so the row stays a row."""
     return " ".join(str(value).split()).replace("|", "\\|")
@@ -72,13 +78,17 @@ def table_lines(rows: list[list[str]]) -> list[str]:
     return [lines[0], "|" + "---|" * width] + lines[1:]
 
 
-def split_rows(header: list[str], body: list[str], budget: int = TABLE_PIECE_TOKENS) -> list[tuple[int, int]]:
+def split_rows(header: list[str], body: list[str], budget: int = TABLE_PIECE_TOKENS,
+               costs: list[int] | None = None) -> list[tuple[int, int]]:
     """Ranges ``[a, b)`` of ``body`` lines, each of which fits ``budget`` tokens with the
-    ``header`` lines in front; a row too long on its own gets a piece of its own."""
+    ``header`` lines in front; a row too long on its own gets a piece of its own. ``costs``
+    are the body lines' token estimates when the caller has them (``line_costs``)."""
     head = tokens.estimate("\n".join(header))
+    if costs is None:
+        costs = [tokens.estimate(line) for line in body]
     pieces, start, used = [], 0, head
-    for i, line in enumerate(body):
-        n = tokens.estimate(line) + 1
+    for i, cost in enumerate(costs):
+        n = cost + 1
         if i > start and used + n > budget:
             pieces.append((start, i))
             start, used = i, head
@@ -88,21 +98,35 @@ def split_rows(header: list[str], body: list[str], budget: int = TABLE_PIECE_TOK
     return pieces
 
 
+def cell_costs(rows: list[list[str]]) -> list[list[int]]:
+    """Each cell's tokens in its pipe-table line, its "|" included (a short row's missing
+    cells cost their "|" alone): a line's estimate is its cells' and one for the last "|"."""
+    width = max((len(r) for r in rows), default=0)
+    return [[tokens.estimate(cell_text(r[c])) + 1 if c < len(r) else 1 for c in range(width)] for r in rows]
+
+
+def line_costs(costs: list[list[int]], cols: list[int]) -> list[int]:
+    """The token estimate of each row's pipe-table line kept to the columns ``cols``."""
+    return [sum(row[c] for c in cols) + 1 for row in costs]
+
+
 def columns_of(rows: list[list[str]], cols: list[int]) -> list[list[str]]:
     """``rows`` kept to the columns ``cols`` (a short row's missing cells empty)."""
     return [[r[c] if c < len(r) else "" for c in cols] for r in rows]
 
 
-def column_groups(rows: list[list[str]], budget: int = TABLE_PIECE_TOKENS) -> list[list[int]]:
+def column_groups(rows: list[list[str]], budget: int = TABLE_PIECE_TOKENS,
+                  costs: list[list[int]] | None = None) -> list[list[int]]:
     """The columns of a table (``rows[0]`` its header) in groups whose header and longest row
     fit ``budget`` together, each led by the first column, which names the row ("Gull Rock");
     one group of them all when the table fits as it is. A column too long to fit even beside
-    the first is a group of its own with it."""
+    the first is a group of its own with it. ``costs``: ``cell_costs(rows)``, if the caller
+    has them."""
     width = max((len(r) for r in rows), default=0)
     if width <= 2 or len(rows) < 2:
         return [list(range(width))]
-    # a row's line costs its cells' tokens, one "|" each and one more; the separator 4 a column
-    cost = [[tokens.estimate(cell_text(r[c])) + 1 if c < len(r) else 1 for c in range(width)] for r in rows]
+    # a row's line costs its cells' tokens and one more "|"; the separator 4 a column
+    cost = costs if costs is not None else cell_costs(rows)
     if sum(cost[0]) + 1 + 1 + 4 * width + max(sum(row) for row in cost[1:]) + 1 <= budget:
         return [list(range(width))]
     lead = [row[0] for row in cost]
@@ -120,19 +144,27 @@ def column_groups(rows: list[list[str]], budget: int = TABLE_PIECE_TOKENS) -> li
     return groups
 
 
-def table_blocks(rows: list[list[str]], budget: int = TABLE_PIECE_TOKENS) -> str:
+def table_blocks(rows: list[list[str]], budget: int = TABLE_PIECE_TOKENS, lines: list[str] | None = None) -> str:
     """Rows of cells (the first the header) as a pipe table: ``table_text``, once per column
-    group when the table is too wide (``column_groups``)."""
-    groups = column_groups(rows, budget)
-    if len(groups) == 1:
-        return table_text(table_lines(rows), budget)
-    return "\n\n".join(table_text(table_lines(columns_of(rows, cols)), budget) for cols in groups)
+    group when the table is too wide (``column_groups``). ``lines``: the table as its author
+    wrote it (a Markdown table), kept as it is when it needs no cut by columns."""
+    costs = cell_costs(rows)
+    groups = column_groups(rows, budget, costs)
+    if len(groups) == 1 and lines is not None:
+        return table_text(lines, budget)
+    return "\n\n".join(table_text(table_lines(rows if len(groups) == 1 else columns_of(rows, cols)), budget,
+                                   line_costs(costs, cols)[1:]) for cols in groups)
 
 
-def table_text(lines: list[str], budget: int = TABLE_PIECE_TOKENS) -> str:
+def table_text(lines: list[str], budget: int = TABLE_PIECE_TOKENS, costs: list[int] | None = None) -> str:
     """A pipe table's lines as one paragraph when it fits, else as pieces split by rows,
-    each with the header and separator lines repeated, a blank line between pieces."""
-    if len(lines) <= 2 or tokens.estimate("\n".join(lines)) <= budget:
+    each with the header and separator lines repeated, a blank line between pieces.
+    ``costs``: the body lines' token estimates, if the caller has them."""
+    if len(lines) <= 2:
         return "\n".join(lines)
     header, body = lines[:2], lines[2:]
-    return "\n\n".join("\n".join(header + body[a:b]) for a, b in split_rows(header, body, budget))
+    if costs is None:
+        costs = [tokens.estimate(line) for line in body]
+    if tokens.estimate("\n".join(header)) + sum(costs) <= budget:
+        return "\n".join(lines)
+    return "\n\n".join("\n".join(header + body[a:b]) for a, b in split_rows(header, body, budget, costs))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from xml.etree import ElementTree as ET
 
 from ..errors import EmptyDocument
-from .document import Document, Section, picture_text, table_blocks
+from .document import Document, Section, picture_text, set_in, table_blocks
 from .docx_lists import Lists
 from .smartart import diagram_lines, is_diagram
 from .zipped import Package, local, main_part, relationships
@@ -85,14 +85,14 @@ def _runs_on(p: ET.Element) -> str | None:
 def _run_text(p: ET.Element, refs: list | None = None, diagram=None) -> str:
     """A paragraph's text: runs, tabs and breaks; deleted text left out; footnote and
     comment references noted in ``refs`` as (kind, id) and marked in the text."""
-    out, pad = [], False
+    out: list[str] = []
+    pictures = []  # where in ``out`` a picture's alt text stands, to be set in once its neighbours are known
     for el in _live(p):
         tag = local(el.tag)
         if tag == "p" and el is not p:
             out.append("\n")  # a paragraph of a text box in this one: a line of its own
         elif tag == "t" and el.text:
-            out.append(el.text[1:] if pad and el.text.startswith(" ") else el.text)
-            pad = False
+            out.append(el.text)
         elif tag == "tab":
             out.append("\t")
         elif tag == "noBreakHyphen":
@@ -102,12 +102,14 @@ def _run_text(p: ET.Element, refs: list | None = None, diagram=None) -> str:
         elif diagram is not None and is_diagram(el) and (lines := diagram(el)):  # SmartArt: its lines
             out.append("\n" + "\n".join(lines) + "\n")
         elif tag == "docPr" and (alt := picture_text(el.get("descr"))):  # a picture's alt text
-            out.append(("" if not out or out[-1][-1:].isspace() else " ") + alt + " ")
-            pad = True  # the space after it stands for the next run's own
+            pictures.append(len(out))
+            out.append(alt)
         elif tag in ("footnoteReference", "endnoteReference", "commentReference") and refs is not None:
             kind = tag.replace("Reference", "")
             refs.append((kind, el.get(f"{W}id", "")))
             out.append(f"[^{el.get(f'{W}id', '')}]" if kind != "comment" else "")
+    for i in pictures:
+        out[i] = set_in("".join(out[:i])[-1:], out[i], "".join(out[i + 1:])[:1])
     return "".join(out)
 
 

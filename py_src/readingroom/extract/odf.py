@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 
 from .. import places
 from ..errors import EmptyDocument, Encrypted
-from .document import Document, Section, picture_text, table_blocks
+from .document import Document, Section, picture_text, set_in, table_blocks
 from .numbering import label
 from .sheets import Budget, sheet_sections
 from .zipped import Package, local
@@ -53,10 +53,7 @@ def _inline(el: ET.Element, notes: list[str]) -> str:
                 words = child.find(f"{SVG}desc")
                 words = words if words is not None else child.find(f"{SVG}title")
                 if alt := picture_text("".join(words.itertext()) if words is not None else ""):
-                    before = "".join(out)
-                    tail = child.tail or ""
-                    out.append(("" if not before or before[-1].isspace() else " ") + alt
-                               + ("" if not tail or tail[0].isspace() else " "))
+                    out.append(set_in("".join(out)[-1:], alt, child.tail or ""))
             out.append(_inline(child, notes))
         out.append(child.tail or "")
     return "".join(out)

@@ -15,7 +15,7 @@ from xml.etree import ElementTree as ET
 
 from .. import places
 from ..errors import CorruptFile, EmptyDocument
-from .document import Document, Section, column_groups, columns_of, split_rows, table_lines
+from .document import Document, Section, cell_costs, column_groups, columns_of, line_costs, split_rows, table_lines
 from .zipped import Package, main_part, related, relations, transitional
 
 MAX_CELLS = 200_000
@@ -62,12 +62,13 @@ def sheet_sections(title: str | None, rows: list[tuple[int, list[str]]]) -> list
     head = (places.sheet_heading(title),) if title is not None else ()
     numbers = [n for n, _ in rows[1:]]
     above = "".join(t + "\n\n" for t in titles)
-    groups = column_groups(cells)
+    costs = cell_costs(cells)
+    groups = column_groups(cells, costs=costs)
     out = []
     for cols in groups:  # a sheet too wide for a row to fit: by columns, then by rows
         lines = table_lines(cells if len(groups) == 1 else columns_of(cells, cols))
         header, body = lines[:2], lines[2:]
-        pieces = split_rows(header, body)
+        pieces = split_rows(header, body, costs=line_costs(costs, cols)[1:])
         where = (places.columns_heading(cols),) if len(groups) > 1 else ()
         if len(pieces) <= 1 and not where:
             return [Section(head, above + "\n".join(lines))]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..errors import DocumentTooLarge, NotText
-from .document import Document, Section, column_groups, table_blocks, table_text
+from .document import Document, Section, table_blocks
 from .html import html_to_text
 
 MAX_TEXT_BYTES = 10 * 1024 * 1024
@@ -80,8 +80,8 @@ def markdown_tables(text: str) -> str:
             while j < len(lines) and _TABLE_ROW.match(lines[j]):
                 j += 1
             rows = [_cells(row) for row in [lines[i]] + lines[i + 2:j]]
-            # a table too wide for a row to fit: by columns, its cells written as every table's
-            out.append(table_blocks(rows) if len(column_groups(rows)) > 1 else table_text(lines[i:j]))
+            # as written; a table too wide for a row to fit by columns, written as every table is
+            out.append(table_blocks(rows, lines=lines[i:j]))
             i = j
             continue
         out.append(line)
