@@ -73,6 +73,7 @@ async def add_documents(docs_json: str) -> str:
                             pages=tuple(d["pages"]) if d.get("pages") is not None else None,
                             outline=tuple(tuple(o) for o in d.get("outline") or ()),
                             scanned=tuple(int(n) for n in d.get("scanned") or ()),
+                            unreadable=tuple(int(n) for n in d.get("unreadable") or ()),
                             fonts=tuple(tuple(tuple(r) for r in page) for page in d.get("fonts") or ()),
                             ocr_pages=tuple(map(str, d["ocr_pages"])) if d.get("ocr_pages") is not None else None)
                 for d in json.loads(docs_json)]

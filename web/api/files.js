@@ -101,11 +101,11 @@ async function fromPdf(file, onProgress) {
   if (file.size > MAX_FILE_BYTES) return tooLarge(file);
   try {
     const { pdfPages } = await import('./pdf.js');
-    const { pages, outline, scanned, fonts } = await pdfPages(file.name, file,
+    const { pages, outline, scanned, unreadable, fonts } = await pdfPages(file.name, file,
       (done, total) => onProgress({ phase: 'pdf', name: file.name, done, total }),
       (page, n, total) => ocrPage(file.name, page, n, total, onProgress));
     // fonts only matter without an outline (headings by font size): not sent otherwise.
-    return { doc: { name: file.name, type: 'pdf', pages, outline, scanned, ...(outline.length ? {} : { fonts }) } };
+    return { doc: { name: file.name, type: 'pdf', pages, outline, scanned, unreadable, ...(outline.length ? {} : { fonts }) } };
   } catch (err) {
     return { error: { type: err?.type ?? 'not_pdf', message: err?.message ?? `${file.name} could not be read` } };
   }

@@ -67,7 +67,7 @@ async function outlineOf(doc) {
 
 /**
  * Returns {pages: [text of page 1, ...], outline: [[level, title, page], ...], scanned: [page numbers],
- * fonts: [[[text, font height], ...] per page]}
+ * unreadable: [page numbers pdf.js could not read], fonts: [[[text, font height], ...] per page]}
  * for a PDF File/Blob. A page without text goes to ocrPage(page, n, total) (-> its text), if given.
  * onPage(done, total) reports progress. Throws an Error with `type` 'encrypted' or 'not_pdf'.
  */
@@ -90,9 +90,23 @@ export async function pdfPages(name, file, onPage = () => {}, ocrPage = null) {
     const pages = [];
     const fonts = [];
     const scanned = [];
+    const unreadable = [];
     for (let n = 1; n <= doc.numPages; n += 1) {
-      const page = await doc.getPage(n);
-      const read = pageText(await page.getTextContent());
+      let page;
+      let read;
+      try {
+        page = await doc.getPage(n);
+        read = pageText(await page.getTextContent());
+      } catch (err) {
+        // One damaged page is not the file: it is left out, and the document's notes say so.
+        console.warn(`Reading Room: ${name} page ${n} could not be read:`, err?.message ?? err);
+        page?.cleanup();
+        unreadable.push(n);
+        pages.push('');
+        fonts.push([]);
+        onPage(n, doc.numPages);
+        continue;
+      }
       let { text } = read;
       fonts.push(read.runs);
       if (!text.trim() && ocrPage) {
@@ -103,7 +117,10 @@ export async function pdfPages(name, file, onPage = () => {}, ocrPage = null) {
       page.cleanup();
       onPage(n, doc.numPages);
     }
-    return { pages, outline: await outlineOf(doc), scanned, fonts };
+    if (unreadable.length && unreadable.length === doc.numPages) {
+      throw problem('not_pdf', `${name} is not a readable PDF (none of its pages could be read)`);
+    }
+    return { pages, outline: await outlineOf(doc), scanned, unreadable, fonts };
   } finally {
     await doc.destroy().catch(() => {});
   }

@@ -47,14 +47,28 @@ def _page_text(page) -> tuple[str, list[tuple[str, float]]]:
     return page.extract_text(visitor_text=visit) or "", runs
 
 
-def pdf_pages(name: str, data: bytes, fonts: list | None = None) -> tuple[list[str], list[tuple[int, str, int]]]:
+def pdf_pages(name: str, data: bytes, fonts: list | None = None,
+              unreadable: set[int] | None = None) -> tuple[list[str], list[tuple[int, str, int]]]:
     """Text per page and the outline (natively, with pypdf); a reason for PDFs we cannot read.
-    ``fonts``, when given, receives each page's (text, font height) runs."""
+    ``fonts``, when given, receives each page's (text, font height) runs; ``unreadable`` the
+    numbers of pages whose contents pypdf could not decode (they count as pages without text;
+    when every page is so, the file is not a readable PDF)."""
     try:
         from pypdf import PdfReader
-        from pypdf.errors import PdfReadError
+        from pypdf.errors import DependencyError, DeprecationError, PyPdfError
     except ImportError as e:  # pragma: no cover - packaging error
         raise BadInput("reading PDFs natively needs pypdf: pip install 'readingroom[native]'") from e
+    damaged = (PyPdfError, DependencyError, DeprecationError, ValueError, KeyError, TypeError, OSError,
+               AttributeError, IndexError, RecursionError)
+    failed: list[tuple[int, Exception]] = []
+
+    def page_text(n: int, page) -> tuple[str, list]:
+        try:
+            return _page_text(page)
+        except damaged as e:  # one damaged page (a fuzzed stream, a filter pypdf dropped) is not the file
+            failed.append((n, e))
+            return "", []
+
     # pypdf logs what it repairs ("EOF marker not found") as warnings, which Python prints on
     # stderr when nothing is set up to hear them; what cannot be read is reported as BadInput.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -67,15 +81,19 @@ def pdf_pages(name: str, data: bytes, fonts: list | None = None) -> tuple[list[s
                 raise Encrypted(f"{name} is encrypted; remove the password and add it again") from e
             if not ok:
                 raise Encrypted(f"{name} is encrypted; remove the password and add it again")
-        read = [_page_text(page) for page in reader.pages]
+        read = [page_text(n, page) for n, page in enumerate(reader.pages, start=1)]
+        if read and len(failed) == len(read):
+            raise failed[0][1]
         pages = [text for text, _runs in read]
         if fonts is not None:
             fonts.extend(runs for _text, runs in read)
         outline = _outline(reader)
     except BadInput:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError, AttributeError) as e:
+    except damaged as e:
         raise BadInput(f"{name} is not a readable PDF ({type(e).__name__}: {e})") from e
+    if unreadable is not None:
+        unreadable.update(n for n, _e in failed)
     return pages, outline
 
 
@@ -92,24 +110,35 @@ def read_scanned(name: str, data: bytes, pages: list[str]) -> tuple[list[str], s
     reader = PdfReader(io.BytesIO(data))
     out, read = list(pages), set()
     for i in empty:
-        try:
-            images = list(reader.pages[i].images)
-        except Exception:  # noqa: BLE001 - an image pypdf cannot decode is no text either
-            images = []
-        if not images:
+        png = _largest_picture(reader, i)
+        if png is None:
             continue
-        best = max(images, key=lambda im: im.image.width * im.image.height if im.image else 0)
-        if best.image is None:
-            continue
-        buf = io.BytesIO()
-        best.image.save(buf, "PNG")
-        out[i] = ocr.read_pages(f"{name} page {i + 1}", buf.getvalue())[0]
+        out[i] = ocr.read_pages(f"{name} page {i + 1}", png)[0]
         read.add(i + 1)
     return out, read
 
 
+def _largest_picture(reader, i: int) -> bytes | None:
+    """Page ``i``'s largest picture as PNG bytes; None when it has none pypdf and Pillow can
+    decode (a JBIG2 scan without the jbig2dec program, a damaged stream): no text either."""
+    try:
+        pictures = [im.image for im in reader.pages[i].images]
+        pictures = [p for p in pictures if p is not None]
+        if not pictures:
+            return None
+        best = max(pictures, key=lambda p: p.width * p.height)
+        if best.mode not in ("1", "L", "RGB", "RGBA"):
+            best = best.convert("RGB")  # a CMYK or palette scan: PNG holds neither as it is
+        buf = io.BytesIO()
+        best.save(buf, "PNG")
+        return buf.getvalue()
+    except Exception:  # noqa: BLE001 - pypdf and Pillow raise many types for pictures they cannot decode
+        return None
+
+
 def read(name: str, data: bytes) -> Document:
     fonts: list = []
-    pages, outline = pdf_pages(name, data, fonts)
+    unreadable: set[int] = set()
+    pages, outline = pdf_pages(name, data, fonts, unreadable)
     pages, scanned = read_scanned(name, data, pages)
-    return document(name, pages, outline, scanned, fonts)
+    return document(name, pages, outline, scanned, fonts, unreadable - scanned)

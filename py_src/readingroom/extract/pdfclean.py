@@ -215,20 +215,27 @@ def _sections(texts: list[str], outline: list[tuple[int, str, int]], scanned: se
 
 
 def document(name: str, pages: list[str], outline: list[tuple[int, str, int]] | None = None,
-             scanned: set[int] | None = None, fonts: list | None = None) -> Document:
+             scanned: set[int] | None = None, fonts: list | None = None,
+             unreadable: set[int] | None = None) -> Document:
     """``scanned``: the pages whose text OCR read (their places say so); ``fonts``: each
-    page's text as ``(text, font height)`` runs, for headings when there is no outline."""
+    page's text as ``(text, font height)`` runs, for headings when there is no outline;
+    ``unreadable``: pages the PDF reader could not decode (damaged), left out and said so."""
     outline = [(int(lv), str(t), int(p)) for lv, t, p in (outline or [])]
     if not outline and fonts:
         outline = font_outline([[(str(t), float(h)) for t, h in page] for page in fonts])
     scanned = set(scanned or ())
     pages = [readable(p) if n in scanned else p for n, p in enumerate(pages, start=1)]  # a photo's noise is no words
     texts = clean_pages(list(pages), outline)
+    unreadable = set(unreadable or ())
+    if not any(t.strip() for t in texts) and unreadable:
+        raise EmptyDocument(f"{name}: {len(unreadable)} of its {len(texts)} pages could not be read (their "
+                            "contents are damaged), and the others have no text")
     if not any(t.strip() for t in texts):
         raise EmptyDocument(f"{name} has no text layer, and OCR found no words in it" if scanned else
                             f"{name} has no text layer and no picture OCR could read (drawings only, or "
                             "OCR is not installed: natively it needs Debian's tesseract-ocr)")
-    notes = [f"{name}: page {n} has no text" + (" (OCR found no words)" if n in scanned else
-                                              " layer and no picture OCR could read; it was left out")
+    notes = [f"{name}: page {n} could not be read (its contents are damaged); it was left out" if n in unreadable
+             else f"{name}: page {n} has no text" + (" (OCR found no words)" if n in scanned else
+                                                     " layer and no picture OCR could read; it was left out")
              for n, t in enumerate(texts, start=1) if not t.strip()]
     return Document("pdf", _sections(texts, outline, scanned), pages=len(texts), notes=notes)

@@ -35,6 +35,7 @@ class NewDocument:
     pages: tuple[str, ...] | None = None  # for PDFs: text per page, 1-based in order
     outline: tuple[tuple[int, str, int], ...] = ()
     scanned: tuple[int, ...] = ()  # PDF pages whose text OCR read (in the page)
+    unreadable: tuple[int, ...] = ()  # PDF pages the page's reader could not decode (damaged)
     fonts: tuple = ()  # PDF pages as (text, font height) runs: headings when there is no outline
     ocr_pages: tuple[str, ...] | None = None  # a picture's text per page, read by OCR in the page
 
@@ -51,7 +52,8 @@ def document_hash(text: str, meta: dict) -> str:
 
 def _extracted(doc: NewDocument, doc_type: str) -> Document:
     if doc.pages is not None:
-        return pdf_document(doc.name, list(doc.pages), list(doc.outline), set(doc.scanned), list(doc.fonts))
+        return pdf_document(doc.name, list(doc.pages), list(doc.outline), set(doc.scanned), list(doc.fonts),
+                            set(doc.unreadable))
     if doc.ocr_pages is not None:
         from ..extract.ocr import from_pages  # only when the page sends a picture's words
 

@@ -1,0 +1,89 @@
+"""PDFs as other programs damage them (found in pdf.js's own test corpus): one page whose
+contents cannot be decoded is left out and said so while the rest is read; a scan whose
+picture cannot be decoded, or is in a colour model PNG cannot hold, is no crash; a file none
+of whose pages can be read is refused with a reason."""
+
+from __future__ import annotations
+
+import io
+
+from badinput import pdf_bytes
+from helpers import run
+from readingroom import NewDocument
+from readingroom.extract import pdf
+
+FIRST = "The keeper lit the lamp at dusk and wound the clockwork of the fog signal."
+SECOND = "The supply boat came on Thursdays with oil, flour and letters."
+
+
+def damaged(raw: bytes, pages: list[int], data: bytes = b"\xff\xff\xff\xff", filter_name: str = "/LZWDecode") -> bytes:
+    """``raw`` with the content streams of ``pages`` (0-based) replaced by ``data`` under a
+    filter it does not decode under: what a truncated download or a broken writer leaves."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import NameObject, StreamObject
+
+    w = PdfWriter(clone_from=PdfReader(io.BytesIO(raw)))
+    for i in pages:
+        s = StreamObject()
+        s._data = data  # the raw (encoded) bytes, as they would sit in the file
+        s[NameObject("/Filter")] = NameObject(filter_name)
+        w.pages[i][NameObject("/Contents")] = w._add_object(s)
+    buf = io.BytesIO()
+    w.write(buf)
+    return buf.getvalue()
+
+
+def test_a_page_that_cannot_be_decoded_is_left_out_and_the_rest_is_read(library):
+    data = damaged(pdf_bytes([FIRST, SECOND]), [1])
+    [out] = run(library.add([NewDocument("log.pdf", data=data)]))
+    assert out.status == "added", out.error
+    assert any("page 2 could not be read" in n for n in out.notes), out.notes
+    hits = run(library.retrieve("when did the keeper light the lamp")).results
+    assert hits and "lit the lamp at dusk" in hits[0].text
+    assert not run(library.retrieve("supply boat flour letters", {"mode": "lexical"})).results
+
+
+def test_a_filter_the_reader_no_longer_knows_damages_a_page_not_the_file():
+    # "/A85", an abbreviation pypdf 7 refuses with its own error type (poppler-395-0-fuzzed.pdf)
+    doc = pdf.read("old.pdf", damaged(pdf_bytes([FIRST, SECOND]), [0], b'<~87cURD]i,"Ebo80~>', "/A85"))
+    assert "supply boat came on Thursdays" in doc.text() and "keeper" not in doc.text()
+    assert doc.notes == ["old.pdf: page 1 could not be read (its contents are damaged); it was left out"]
+
+
+def test_a_file_none_of_whose_pages_can_be_read_is_refused_with_a_reason(library):
+    data = damaged(pdf_bytes([FIRST, SECOND]), [0, 1])
+    [out] = run(library.add([NewDocument("ruin.pdf", data=data)]))
+    assert out.status == "error" and out.error["type"] == "bad_input"
+    assert "ruin.pdf is not a readable PDF" in out.error["message"]
+    assert library.status()["documents"] == 0
+
+
+def test_a_scan_in_cmyk_is_read_by_ocr_not_a_crash():
+    from PIL import Image, ImageDraw, ImageFont
+
+    from readingroom.extract import ocr
+
+    picture = Image.new("RGB", (1400, 300), "white")
+    font = ImageFont.load_default(size=64)
+    ImageDraw.Draw(picture).text((40, 100), "Lamp oil ordered in May", fill="black", font=font)
+    buf = io.BytesIO()
+    picture.convert("CMYK").save(buf, "JPEG", quality=95)
+    from fpdf import FPDF
+
+    doc = FPDF()
+    doc.add_page()
+    doc.image(io.BytesIO(buf.getvalue()), x=10, y=10, w=190)
+    data = bytes(doc.output())
+    assert ocr.available(), "OCR tests need Debian's tesseract-ocr and tesseract-ocr-eng (build.py test installs them)"
+    got = pdf.read("cmyk.pdf", data)
+    assert "oil ordered" in got.text().lower(), got.text()
+
+
+def test_a_file_whose_readable_pages_hold_no_text_says_some_pages_were_damaged():
+    import pytest
+
+    from readingroom.errors import EmptyDocument
+    from readingroom.extract.pdfclean import document
+
+    with pytest.raises(EmptyDocument, match=r"x.pdf: 2 of its 3 pages could not be read \(their contents are damaged\)"):
+        document("x.pdf", ["", "", " "], unreadable={1, 2})
