@@ -133,3 +133,13 @@ def test_document_deleted_while_being_indexed(seeded, embedder):
     assert seeded.index.integrity() == "ok"
     assert store.query("SELECT count(*) FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)")[0][0] == 0
     assert store.query("SELECT count(*) FROM chunks_vec")[0][0] == seeded.index.counts()[1]
+
+
+def test_text_handed_over_with_surrogate_halves_is_stored_as_whole_characters(library):
+    from helpers import run
+    from readingroom import NewDocument
+
+    [out] = run(library.add([NewDocument("chat.txt", text="The keeper wrote \ud83d\ude00 and then \ud83d alone.")]))
+    assert out.status == "added", out.error
+    [hit] = run(library.retrieve("keeper wrote", {"mode": "lexical"})).results
+    assert "wrote \U0001F600 and then \ufffd alone" in hit.text

@@ -143,3 +143,23 @@ def test_a_workbook_whose_cells_share_one_huge_string_is_capped_by_its_character
     doc = extract("poc.xlsx", data)
     assert doc.notes == [f"poc.xlsx's cells hold more than {MAX_CHARS:,} characters; only the rows before that were read"]
     assert MAX_CHARS // 2 < sum(len(s.text) for s in doc.sections if s.heading_path[0] == "Sheet Q3") < 3 * MAX_CHARS
+
+
+def test_escaped_utf16_halves_are_one_character_and_a_lone_half_is_no_crash(library):
+    """PhpSpreadsheet's issue 4724 workbook: Excel writes a character outside the BMP as two
+    escapes, one per UTF-16 half (``_xD801__xDC05_``); read one by one, each half was a lone
+    surrogate, and storing the text raised UnicodeEncodeError."""
+    from helpers import run
+    from readingroom import NewDocument
+
+    sheet = ('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+             '<row r="1"><c r="A1" t="inlineStr"><is><t>Mark</t></is></c><c r="B1" t="inlineStr"><is><t>Note</t></is></c></row>'
+             '<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="s"><v>1</v></c></row></sheetData></worksheet>')
+    sst = ('<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+           '<si><t>Deseret _xD801__xDC05_ letter</t></si><si><t>half _xD83D_ alone</t></si></sst>')
+    data = formats.with_member(shared_strings(formats.xlsx_bytes()), "xl/sharedStrings.xml", sst)
+    data = formats.with_member(data, "xl/worksheets/sheet1.xml", sheet)
+    assert "| Deseret \U00010405 letter | half \ufffd alone |" in extract("marks.xlsx", data).text()
+    [out] = run(library.add([NewDocument("marks.xlsx", data=data)]))
+    assert out.status == "added", out.error
+

@@ -57,6 +57,18 @@ def picture_text(description: str | None) -> str:
     return "" if not text or _MACHINE_WRITTEN.search(text) or _FILE_NAME.fullmatch(text) else f"[Picture: {text}]"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def whole_characters(text: str) -> str:
+    """``text`` with UTF-16 surrogate halves paired into the characters they stand for (an
+    Excel escape pair ``_xD801__xDC05_``, a JSON ``"\\ud83d\\ude00"``) and a half left alone made
+    U+FFFD: no such text can be stored as UTF-8, or shown."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def set_in(before: str, words: str, after: str) -> str:
     """``words`` (a picture's "[Picture: …]") as they stand between ``before`` and ``after``:
     a space on either side unless the text there ends or starts with one already."""

@@ -15,7 +15,8 @@ from xml.etree import ElementTree as ET
 
 from .. import places
 from ..errors import CorruptFile, EmptyDocument
-from .document import Document, Section, cell_costs, column_groups, columns_of, line_costs, split_rows, table_lines
+from .document import (Document, Section, cell_costs, column_groups, columns_of, line_costs, split_rows, table_lines,
+                       whole_characters)
 from .zipped import Package, main_part, related, relations, transitional
 
 MAX_CELLS = 200_000
@@ -119,11 +120,12 @@ _ESCAPED = re.compile(r"_x([0-9A-Fa-f]{4})_")  # OOXML's escape for a character 
 
 def _string(si: ET.Element) -> str:
     """A string item's text: its runs, not the phonetic guide (``rPh``) over Japanese text;
-    ``_x000D_`` and the like read as the characters they stand for."""
+    ``_x000D_`` and the like read as the characters they stand for (a pair of surrogate
+    escapes as one character)."""
     parts = [t.text or "" for t in si.findall(f"{S}t")] + [t.text or "" for t in si.findall(f"{S}r/{S}t")]
     if not parts:
         parts = [t.text or "" for t in si.iter(f"{S}t")]
-    return _ESCAPED.sub(lambda m: chr(int(m[1], 16)), "".join(parts))
+    return whole_characters(_ESCAPED.sub(lambda m: chr(int(m[1], 16)), "".join(parts)))
 
 
 def _number(text: str) -> str:

@@ -10,6 +10,7 @@ from .chunking import ChunkSettings, chunk_sections, chunk_text
 from ..errors import BadInput, DocumentTooLarge, EmptyDocument, NotText
 from ..extract import FORMATS, READ_AS_TEXT, Document, from_bytes, from_text, type_of, unsupported
 from ..extract import text as text_format
+from ..extract.document import Section, whole_characters
 from ..extract.pdfclean import document as pdf_document
 from ..records import Chunk
 
@@ -59,15 +60,21 @@ def _extracted(doc: NewDocument, doc_type: str) -> Document:
 
         return from_pages(doc.name, list(doc.ocr_pages), doc_type)
     if doc.text is not None:
-        if len(doc.text.encode("utf-8")) > MAX_TEXT_BYTES:
+        given = whole_characters(doc.text)
+        if len(given.encode("utf-8")) > MAX_TEXT_BYTES:
             raise DocumentTooLarge(f"{doc.name} is over the {MAX_TEXT_BYTES // 2**20} MB text limit")
-        return from_text(doc.name, doc.text, doc_type)
+        return from_text(doc.name, given, doc_type)
     data = doc.data or b""
     if doc_type == "pdf" and doc.data is None:
         raise BadInput(f"{doc.name}: a PDF needs its bytes or its pages")
     if len(data) > MAX_FILE_BYTES:
         raise DocumentTooLarge(f"{doc.name} is {len(data) / 2**20:.0f} MB; the limit for files is {MAX_FILE_BYTES // 2**20} MB")
     return from_bytes(doc.name, data, doc_type)
+
+
+def _whole(section: Section) -> Section:
+    text = whole_characters(section.text)
+    return section if text is section.text else Section(section.heading_path, text, section.page)
 
 
 def prepare_document(doc: NewDocument, settings: ChunkSettings) -> tuple[Document, str, list[Chunk]]:
@@ -78,6 +85,8 @@ def prepare_document(doc: NewDocument, settings: ChunkSettings) -> tuple[Documen
     if doc_type not in FORMATS.values():
         raise unsupported(doc.name, doc_type)
     extracted = _extracted(doc, doc_type)
+    # whatever a reader let through, text stored is whole characters (a lone surrogate cannot be UTF-8)
+    extracted.sections = [_whole(s) for s in extracted.sections]
     if extracted.markdown:
         text = extracted.text()
         chunks = chunk_text(text, "md", settings)
