@@ -87,3 +87,15 @@ def test_a_file_whose_readable_pages_hold_no_text_says_some_pages_were_damaged()
 
     with pytest.raises(EmptyDocument, match=r"x.pdf: 2 of its 3 pages could not be read \(their contents are damaged\)"):
         document("x.pdf", ["", "", " "], unreadable={1, 2})
+
+
+def test_a_page_that_would_inflate_past_the_memory_limit_is_a_bomb_not_an_exhausted_machine(library):
+    import zlib
+
+    bomb = zlib.compress(b" " * 100_000_000, 9)  # ~100 KB that inflate to 100 MB, past pypdf's 75 MB
+    data = damaged(pdf_bytes([FIRST]), [0], bomb, "/FlateDecode")
+    assert len(data) < 200_000
+    [out] = run(library.add([NewDocument("bomb.pdf", data=data)]))
+    assert out.status == "error" and out.error["type"] == "zip_bomb", out.error
+    assert "would unpack past the memory limit" in out.error["message"]
+    assert library.status()["documents"] == 0

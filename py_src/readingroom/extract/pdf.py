@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import logging
 
-from ..errors import BadInput, Encrypted
+from ..errors import ArchiveTooLarge, BadInput, Encrypted
 from .document import Document
 from .pdfclean import document
 
@@ -91,7 +91,10 @@ def pdf_pages(name: str, data: bytes, fonts: list | None = None,
     except BadInput:
         raise
     except damaged as e:
-        raise BadInput(f"{name} is not a readable PDF ({type(e).__name__}: {e})") from e
+        if type(e).__name__ == "LimitReachedError" and any(w in str(e).lower() for w in ("memory", "decompress")):
+            raise ArchiveTooLarge(f"{name} holds a stream or picture that would unpack past the memory limit (a "
+                                  "decompression bomb, or a picture too large to read); it was not read") from e
+        raise BadInput(f"{name} is not a readable PDF ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from e
     if unreadable is not None:
         unreadable.update(n for n, _e in failed)
     return pages, outline
