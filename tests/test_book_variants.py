@@ -153,3 +153,13 @@ def test_an_ebooks_page_break_markers_are_not_read_into_its_sentences_and_xhtml_
     doc = extract("clover.xhtml", xhtml.encode())
     assert doc.doc_type == "html"
     assert doc.text() == "# The clover\n\nThose who suffer. I will help them, said the fairy."
+
+
+def test_rtf_written_on_a_mac_is_read_in_its_character_set():
+    """openpreserve's format-corpus lorem-ipsum.rtf says ``\\ansicpg10000`` (Mac Roman), a code
+    page Python knows by another name: reading it raised LookupError. An unknown page reads as
+    Windows-1252."""
+    mac = rb"{\rtf1\ansi\ansicpg10000 Caf\'8e cr\'8fme, \'d2quoted\'d3.\par}"
+    assert extract("menu.rtf", mac).text() == "Caf\u00e9 cr\u00e8me, \u201cquoted\u201d."
+    assert extract("old.rtf", rb"{\rtf1\mac Caf\'8e.\par}").text() == "Caf\u00e9."
+    assert extract("odd.rtf", rb"{\rtf1\ansi\ansicpg99999 caf\'e9.\par}").text() == "caf\u00e9."

@@ -9,6 +9,7 @@ matter for text: groups, control words, ``\\'hh`` bytes in the document's code p
 
 from __future__ import annotations
 
+import codecs
 import re
 
 from ..errors import EmptyDocument, WrongType
@@ -22,6 +23,23 @@ _SKIP = {b"fonttbl", b"colortbl", b"stylesheet", b"info", b"pict", b"object", b"
          b"nonesttables"}  # the flat copy of nested tables kept for old readers (\nestcell is read)
 _BREAKS = {b"line": "\n", b"sect": "\n\n", b"page": "\n\n", b"tab": "\t", b"nestcell": "; ", b"emdash": "\u2014", b"endash": "\u2013", b"bullet": "\u2022",
            b"lquote": "\u2018", b"rquote": "\u2019", b"ldblquote": "\u201c", b"rdblquote": "\u201d"}
+
+
+# Windows code page numbers of the Mac character sets, as \ansicpg names them (RTF written on a
+# Mac: "\ansicpg10000"), by the name Python's codecs know them by.
+_MAC_PAGES = {10000: "mac_roman", 10001: "shift_jis", 10003: "euc_kr", 10006: "mac_greek",
+              10007: "mac_cyrillic", 10008: "gb2312", 10029: "mac_latin2", 10079: "mac_iceland",
+              10081: "mac_turkish"}
+
+
+def _codec(page: int) -> str:
+    """The codec for an RTF code page number; Windows-1252 for one Python does not know."""
+    name = _MAC_PAGES.get(page, f"cp{page}")
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        return "cp1252"
+    return name
 
 
 class _Table:
@@ -89,7 +107,9 @@ def rtf_text(name: str, data: bytes) -> str:
             elif word in _SKIP:
                 skipping = True
             elif word == b"ansicpg" and arg:
-                codepage = f"cp{int(arg)}"
+                codepage = _codec(int(arg))
+            elif word == b"mac":
+                codepage = "mac_roman"
             elif word == b"uc" and arg:
                 uc = int(arg)
             elif word == b"v":  # hidden text: \v on, \v0 off
