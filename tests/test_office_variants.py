@@ -10,6 +10,8 @@ import io
 import re
 import zipfile
 
+import pytest
+
 import formats
 from formats_extra import rewritten
 from readingroom.extract import extract
@@ -230,3 +232,23 @@ def test_a_pictures_alt_text_is_read_where_it_stands_and_a_machines_guess_is_not
            '</office:text></office:body></office:document-content>')
     text = extract("tower.odt", formats.with_member(formats.odt_bytes(), "content.xml", odt)).text()
     assert text == "The tower [Picture: The lighthouse at dawn] stands on the point.", text
+
+
+@pytest.mark.parametrize("make, made, name, main, template", [
+    ("docx_bytes", "report.docx", "letter.dotx", "wordprocessingml.document.main+xml", "wordprocessingml.template.main+xml"),
+    ("xlsx_bytes", "budget.xlsx", "budget.xltx", "spreadsheetml.sheet.main+xml", "spreadsheetml.template.main+xml"),
+    ("pptx_bytes", "deck.pptx", "deck.potx", "presentationml.presentation.main+xml", "presentationml.template.main+xml"),
+    ("odt_bytes", "notes.odt", "notes.ott", "opendocument.text", "opendocument.text-template"),
+])
+def test_a_template_is_read_as_the_document_it_makes(make, made, name, main, template):
+    """Office and OpenDocument templates (.dotx, .xltx, .potx, .ott, …: Open-XML-SDK's test files
+    held 80 .dotx) are the same packages with another content type; they were refused as an
+    unknown extension."""
+    data = getattr(formats, make)()
+    member = "mimetype" if make == "odt_bytes" else "[Content_Types].xml"
+    z = zipfile.ZipFile(io.BytesIO(data))
+    body = z.read(member).decode()
+    assert main in body
+    as_template = formats.with_member(data, member, body.replace(main, template))
+    doc = extract(name, as_template)
+    assert doc.doc_type == extract(made, data).doc_type and doc.text() == extract(made, data).text() != ""

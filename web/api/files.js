@@ -12,6 +12,8 @@ TEXT.yml = 'yaml';
 const BINARY = {
   docx: 'docx', docm: 'docx', pptx: 'pptx', pptm: 'pptx', xlsx: 'xlsx', xlsm: 'xlsx', ods: 'ods',
   odt: 'odt', odp: 'odp', epub: 'epub', rtf: 'rtf',
+  // templates: the same packages under another extension
+  dotx: 'docx', dotm: 'docx', xltx: 'xlsx', xltm: 'xlsx', potx: 'pptx', potm: 'pptx', ott: 'odt', ots: 'ods', otp: 'odp',
 };
 const PICTURES = { png: 'png', jpg: 'jpg', jpeg: 'jpg', tif: 'tiff', tiff: 'tiff' };
 export const TYPES = { ...TEXT, ...BINARY, ...PICTURES, pdf: 'pdf' };

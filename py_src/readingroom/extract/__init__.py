@@ -19,6 +19,9 @@ FORMATS = {
     "pdf": "pdf", "docx": "docx", "docm": "docx", "pptx": "pptx", "pptm": "pptx",
     "xlsx": "xlsx", "xlsm": "xlsx", "ods": "ods", "csv": "csv", "tsv": "tsv", "odt": "odt",
     "odp": "odp", "epub": "epub", "rtf": "rtf",
+    # templates are the same packages under another extension: read as the documents they make
+    "dotx": "docx", "dotm": "docx", "xltx": "xlsx", "xltm": "xlsx", "potx": "pptx", "potm": "pptx",
+    "ott": "odt", "ots": "ods", "otp": "odp",
     **{ext: ext for ext in ("py", "js", "ts", "java", "go", "rs", "c", "h", "cpp", "json", "yaml",
                             "toml", "rst", "org", "tex")},
     "yml": "yaml", "png": "png", "jpg": "jpg", "jpeg": "jpg", "tif": "tiff", "tiff": "tiff",
