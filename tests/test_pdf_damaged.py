@@ -99,3 +99,22 @@ def test_a_page_that_would_inflate_past_the_memory_limit_is_a_bomb_not_an_exhaus
     assert out.status == "error" and out.error["type"] == "zip_bomb", out.error
     assert "would unpack past the memory limit" in out.error["message"]
     assert library.status()["documents"] == 0
+
+
+def test_a_scan_stored_in_strips_is_read_whole_as_the_page_draws_it():
+    """Scanners store a page in strips (one picture each); OCR of the largest picture alone read
+    one strip. Natively the page is now drawn by PDFium at 300 dpi, as the page draws it with
+    pdf.js, so OCR reads what a person sees."""
+    import formats_extra
+    from fpdf import FPDF
+
+    from readingroom.extract import ocr
+
+    assert ocr.available(), "OCR tests need Debian's tesseract-ocr and tesseract-ocr-eng (build.py test installs them)"
+    doc = FPDF()
+    doc.add_page()
+    top, bottom = formats_extra.SCAN_LINES[:2], formats_extra.SCAN_LINES[2:]
+    doc.image(io.BytesIO(formats_extra.scan_png(top)), x=10, y=10, w=190)
+    doc.image(io.BytesIO(formats_extra.scan_png(bottom)), x=10, y=60, w=190)
+    text = " ".join(pdf.read("strips.pdf", bytes(doc.output())).text().split())
+    assert "Klinkhammer" in text and "sluice gate now closes fully" in text, text

@@ -100,9 +100,16 @@ def pdf_pages(name: str, data: bytes, fonts: list | None = None,
     return pages, outline
 
 
+RENDER_DPI = 300  # as the page renders a page for OCR (web/api/files.js)
+MAX_RENDER_PIXELS = 40_000_000  # an A4 page at 300 dpi is 8.7 million; a poster is scaled down to this
+
+
 def read_scanned(name: str, data: bytes, pages: list[str]) -> tuple[list[str], set[int]]:
-    """Pages without a text layer read by OCR from their largest picture (natively, with
-    tesseract): the pages with that text in, and the numbers of the pages OCR read."""
+    """Pages without a text layer read by OCR (natively, with tesseract): each page as it is
+    drawn, rendered at 300 dpi by PDFium as the page renders it with pdf.js (a scan stored in
+    strips, text drawn as outlines, a JBIG2 scan, a filled form's fields); without PDFium, the
+    page's largest picture.
+    Returns the pages with that text in, and the numbers of the pages OCR read."""
     from pypdf import PdfReader
 
     from . import ocr
@@ -110,15 +117,50 @@ def read_scanned(name: str, data: bytes, pages: list[str]) -> tuple[list[str], s
     empty = [i for i, p in enumerate(pages) if not p.strip()]
     if not empty or not ocr.available():
         return pages, set()
-    reader = PdfReader(io.BytesIO(data))
+    rendered = _rendered(data, empty)
+    reader = PdfReader(io.BytesIO(data)) if len(rendered) < len(empty) else None
     out, read = list(pages), set()
     for i in empty:
-        png = _largest_picture(reader, i)
+        png = rendered.get(i) or (_largest_picture(reader, i) if reader is not None else None)
         if png is None:
             continue
         out[i] = ocr.read_pages(f"{name} page {i + 1}", png)[0]
         read.add(i + 1)
     return out, read
+
+
+def _rendered(data: bytes, numbers: list[int]) -> dict[int, bytes]:
+    """Pages ``numbers`` (0-based) drawn in grey at ``RENDER_DPI`` (at most
+    ``MAX_RENDER_PIXELS``) as PNG bytes, by PDFium (pypdfium2); {} without it, and a page PDFium
+    cannot draw is left out (its largest picture is tried instead)."""
+    try:
+        import pypdfium2 as pdfium
+    except ImportError:
+        return {}
+    try:
+        doc = pdfium.PdfDocument(data)
+        doc.init_forms()  # a filled form's fields are drawn, as pdf.js draws them
+    except Exception:  # noqa: BLE001 - PDFium's own errors: pypdf's reading stands
+        return {}
+    out: dict[int, bytes] = {}
+    try:
+        for i in numbers:
+            try:
+                page = doc[i]
+                width, height = page.get_size()  # points
+                scale = RENDER_DPI / 72
+                if width * height * scale * scale > MAX_RENDER_PIXELS:
+                    scale = (MAX_RENDER_PIXELS / max(1.0, width * height)) ** 0.5
+                picture = page.render(scale=scale, grayscale=True, may_draw_forms=True).to_pil()
+                buf = io.BytesIO()
+                picture.save(buf, "PNG")
+                out[i] = buf.getvalue()
+                page.close()
+            except Exception:  # noqa: BLE001 - a page PDFium cannot draw is no picture
+                continue
+    finally:
+        doc.close()
+    return out
 
 
 def _largest_picture(reader, i: int) -> bytes | None:
@@ -144,4 +186,5 @@ def read(name: str, data: bytes) -> Document:
     unreadable: set[int] = set()
     pages, outline = pdf_pages(name, data, fonts, unreadable)
     pages, scanned = read_scanned(name, data, pages)
-    return document(name, pages, outline, scanned, fonts, unreadable - scanned)
+    # a damaged page OCR read from PDFium's drawing is a page; one it found nothing on stays damaged
+    return document(name, pages, outline, scanned, fonts, {n for n in unreadable if not pages[n - 1].strip()})
