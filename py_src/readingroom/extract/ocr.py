@@ -2,9 +2,10 @@
 model (``tesseract-ocr-eng``), whose file is checked against its sha256 before first use.
 
 Images (.png, .jpg, .jpeg, .tif, .tiff) become one section per page (a TIFF may hold several);
-a PDF page without a text layer is read from its largest embedded image. A page where OCR
-finds no words is reported in the document's notes, never stored empty. In the page (Pyodide)
-there is no tesseract: such files are refused with a sentence saying so.
+a PDF page without a text layer is drawn by PDFium and read (``pdf.read_scanned``). A page where
+OCR finds no words is reported in the document's notes, never stored empty. In the page there is
+no tesseract binary: tesseract.js reads pictures and drawn pages in JavaScript and hands their
+words to ``from_pages`` (``read_pages`` there says so with a typed refusal).
 """
 
 from __future__ import annotations
