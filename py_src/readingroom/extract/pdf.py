@@ -4,6 +4,7 @@ which does everything else in Python, so the clean-up is one implementation."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 
@@ -107,8 +108,8 @@ MAX_RENDER_PIXELS = 40_000_000  # an A4 page at 300 dpi is 8.7 million; a poster
 def read_scanned(name: str, data: bytes, pages: list[str]) -> tuple[list[str], set[int]]:
     """Pages without a text layer read by OCR (natively, with tesseract): each page as it is
     drawn, rendered at 300 dpi by PDFium as the page renders it with pdf.js (a scan stored in
-    strips, text drawn as outlines, a JBIG2 scan, a filled form's fields); without PDFium, the
-    page's largest picture.
+    strips, text drawn as outlines, a JBIG2 scan, a filled form's fields); without PDFium, or
+    for a page it cannot draw, the page's largest picture. One page is drawn at a time.
     Returns the pages with that text in, and the numbers of the pages OCR read."""
     from pypdf import PdfReader
 
@@ -117,50 +118,57 @@ def read_scanned(name: str, data: bytes, pages: list[str]) -> tuple[list[str], s
     empty = [i for i, p in enumerate(pages) if not p.strip()]
     if not empty or not ocr.available():
         return pages, set()
-    rendered = _rendered(data, empty)
-    reader = PdfReader(io.BytesIO(data)) if len(rendered) < len(empty) else None
     out, read = list(pages), set()
-    for i in empty:
-        png = rendered.get(i) or (_largest_picture(reader, i) if reader is not None else None)
-        if png is None:
-            continue
-        out[i] = ocr.read_pages(f"{name} page {i + 1}", png)[0]
-        read.add(i + 1)
+    reader = None
+    with _drawing(data) as draw:
+        for i in empty:
+            png = draw(i)
+            if png is None:
+                reader = reader or PdfReader(io.BytesIO(data))
+                png = _largest_picture(reader, i)
+            if png is None:
+                continue
+            out[i] = ocr.read_pages(f"{name} page {i + 1}", png)[0]
+            read.add(i + 1)
     return out, read
 
 
-def _rendered(data: bytes, numbers: list[int]) -> dict[int, bytes]:
-    """Pages ``numbers`` (0-based) drawn in grey at ``RENDER_DPI`` (at most
-    ``MAX_RENDER_PIXELS``) as PNG bytes, by PDFium (pypdfium2); {} without it, and a page PDFium
-    cannot draw is left out (its largest picture is tried instead)."""
+@contextlib.contextmanager
+def _drawing(data: bytes):
+    """A function drawing page ``i`` (0-based) of the PDF in grey at ``RENDER_DPI`` (at most
+    ``MAX_RENDER_PIXELS``) as PNG bytes, by PDFium (pypdfium2), the document opened once; it
+    gives None without PDFium, or for a page PDFium cannot draw."""
+    doc = None
     try:
         import pypdfium2 as pdfium
-    except ImportError:
-        return {}
-    try:
+
         doc = pdfium.PdfDocument(data)
         doc.init_forms()  # a filled form's fields are drawn, as pdf.js draws them
-    except Exception:  # noqa: BLE001 - PDFium's own errors: pypdf's reading stands
-        return {}
-    out: dict[int, bytes] = {}
+    except Exception:  # noqa: BLE001 - not installed (the page), or PDFium's own errors: pypdf's reading stands
+        doc = None
     try:
-        for i in numbers:
-            try:
-                page = doc[i]
-                width, height = page.get_size()  # points
-                scale = RENDER_DPI / 72
-                if width * height * scale * scale > MAX_RENDER_PIXELS:
-                    scale = (MAX_RENDER_PIXELS / max(1.0, width * height)) ** 0.5
-                picture = page.render(scale=scale, grayscale=True, may_draw_forms=True).to_pil()
-                buf = io.BytesIO()
-                picture.save(buf, "PNG")
-                out[i] = buf.getvalue()
-                page.close()
-            except Exception:  # noqa: BLE001 - a page PDFium cannot draw is no picture
-                continue
+        yield (lambda i: _draw(doc, i)) if doc is not None else (lambda i: None)
     finally:
-        doc.close()
-    return out
+        if doc is not None:
+            doc.close()
+
+
+def _draw(doc, i: int) -> bytes | None:
+    try:
+        page = doc[i]
+        try:
+            width, height = page.get_size()  # points
+            scale = RENDER_DPI / 72
+            if width * height * scale * scale > MAX_RENDER_PIXELS:
+                scale = (MAX_RENDER_PIXELS / max(1.0, width * height)) ** 0.5
+            picture = page.render(scale=scale, grayscale=True, may_draw_forms=True).to_pil()
+        finally:
+            page.close()
+        buf = io.BytesIO()
+        picture.save(buf, "PNG")
+        return buf.getvalue()
+    except Exception:  # noqa: BLE001 - a page PDFium cannot draw is no picture
+        return None
 
 
 def _largest_picture(reader, i: int) -> bytes | None:
