@@ -118,3 +118,13 @@ def test_a_scan_stored_in_strips_is_read_whole_as_the_page_draws_it():
     doc.image(io.BytesIO(formats_extra.scan_png(bottom)), x=10, y=60, w=190)
     text = " ".join(pdf.read("strips.pdf", bytes(doc.output())).text().split())
     assert "Klinkhammer" in text and "sluice gate now closes fully" in text, text
+
+
+def test_font_heights_a_damaged_page_gives_as_nothing_are_no_exception():
+    """pdf.js's text runs of a fuzzed page (poppler-90-0-fuzzed.pdf) carry a NaN height, which
+    reaches Python as null: float(None) raised TypeError in the page, an untyped error."""
+    from readingroom.extract.pdfclean import document
+
+    fonts = [[("Harbour log\n", None), ("The keeper lit the lamp at dusk.\n", float("nan")), ("Tide: high.", "x")]]
+    doc = document("f.pdf", ["Harbour log\nThe keeper lit the lamp at dusk.\nTide: high."], [], None, fonts)
+    assert "The keeper lit the lamp at dusk." in doc.text()

@@ -28,7 +28,8 @@ function pageText(content) {
     if (typeof item.str !== 'string') continue; // marked-content markers carry no text
     const piece = item.str + (item.hasEOL ? '\n' : '');
     text += piece;
-    const height = Math.round(Math.hypot(item.transform[2], item.transform[3]) * 100) / 100;
+    const size = Math.round(Math.hypot(item.transform[2], item.transform[3]) * 100) / 100;
+    const height = Number.isFinite(size) ? size : 0; // a damaged page's NaN would reach Python as null
     const last = runs[runs.length - 1];
     if (last && (last[1] === height || !item.str.trim())) last[0] += piece;
     else runs.push([piece, height]);

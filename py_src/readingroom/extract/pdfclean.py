@@ -16,6 +16,7 @@ Pure, and the same on both sides (pypdf natively, pdf.js in the page give the li
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections import Counter
@@ -214,6 +215,16 @@ def _sections(texts: list[str], outline: list[tuple[int, str, int]], scanned: se
     return sections
 
 
+def _height(value) -> float:
+    """A run's font height as a number; 0 for one a damaged page gives as nothing or not a
+    number (pdf.js's NaN arrives as null), which no heading is set in."""
+    try:
+        height = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return height if math.isfinite(height) else 0.0
+
+
 def document(name: str, pages: list[str], outline: list[tuple[int, str, int]] | None = None,
              scanned: set[int] | None = None, fonts: list | None = None,
              unreadable: set[int] | None = None) -> Document:
@@ -222,7 +233,7 @@ def document(name: str, pages: list[str], outline: list[tuple[int, str, int]] | 
     ``unreadable``: pages the PDF reader could not decode (damaged), left out and said so."""
     outline = [(int(lv), str(t), int(p)) for lv, t, p in (outline or [])]
     if not outline and fonts:
-        outline = font_outline([[(str(t), float(h)) for t, h in page] for page in fonts])
+        outline = font_outline([[(str(t), _height(h)) for t, h in page] for page in fonts])
     scanned = set(scanned or ())
     pages = [readable(p) if n in scanned else p for n, p in enumerate(pages, start=1)]  # a photo's noise is no words
     texts = clean_pages(list(pages), outline)
