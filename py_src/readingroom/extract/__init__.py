@@ -11,7 +11,7 @@ and ``pdfclean`` does the rest on both sides.
 from __future__ import annotations
 
 from ..errors import EmptyDocument, Unsupported
-from .document import Document, Section
+from .document import Document, Section, whole
 
 # extension -> the type recorded for the document
 FORMATS = {
@@ -135,8 +135,9 @@ def from_bytes(name: str, data: bytes, doc_type: str) -> Document:
 
 
 def extract(name: str, data: bytes, doc_type: str | None = None) -> Document:
-    """``(name, bytes) -> Document``: the one entry point, natively and in the page."""
-    return from_bytes(name, data, type_of(name, doc_type))
+    """``(name, bytes) -> Document``: the one entry point, natively and in the page; its text
+    is whole characters (no lone UTF-16 surrogate half, which cannot be stored or shown)."""
+    return whole(from_bytes(name, data, type_of(name, doc_type)))
 
 
 __all__ = ["Document", "Section", "FORMATS", "extract", "from_bytes", "from_text", "type_of"]

@@ -69,6 +69,14 @@ def whole_characters(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def whole(doc: Document) -> Document:
+    """``doc`` with every section's text made whole characters (``whole_characters``): what
+    ``extract`` returns and what is stored, whatever a reader let through."""
+    doc.sections = [s if (t := whole_characters(s.text)) is s.text else Section(s.heading_path, t, s.page)
+                    for s in doc.sections]
+    return doc
+
+
 def set_in(before: str, words: str, after: str) -> str:
     """``words`` (a picture's "[Picture: …]") as they stand between ``before`` and ``after``:
     a space on either side unless the text there ends or starts with one already."""
@@ -90,14 +98,12 @@ def table_lines(rows: list[list[str]]) -> list[str]:
     return [lines[0], "|" + "---|" * width] + lines[1:]
 
 
-def split_rows(header: list[str], body: list[str], budget: int = TABLE_PIECE_TOKENS,
-               costs: list[int] | None = None) -> list[tuple[int, int]]:
-    """Ranges ``[a, b)`` of ``body`` lines, each of which fits ``budget`` tokens with the
-    ``header`` lines in front; a row too long on its own gets a piece of its own. ``costs``
-    are the body lines' token estimates when the caller has them (``line_costs``)."""
+def split_rows(header: list[str], costs: list[int], budget: int = TABLE_PIECE_TOKENS) -> list[tuple[int, int]]:
+    """Ranges ``[a, b)`` of a table's body lines, given each line's token estimate
+    (``costs``: ``line_costs``, or ``tokens.estimate`` of each line), each of which fits
+    ``budget`` tokens with the ``header`` lines in front; a row too long on its own gets a
+    piece of its own."""
     head = tokens.estimate("\n".join(header))
-    if costs is None:
-        costs = [tokens.estimate(line) for line in body]
     pieces, start, used = [], 0, head
     for i, cost in enumerate(costs):
         n = cost + 1
@@ -105,8 +111,8 @@ def split_rows(header: list[str], body: list[str], budget: int = TABLE_PIECE_TOK
             pieces.append((start, i))
             start, used = i, head
         used += n
-    if start < len(body):
-        pieces.append((start, len(body)))
+    if start < len(costs):
+        pieces.append((start, len(costs)))
     return pieces
 
 
@@ -179,4 +185,4 @@ def table_text(lines: list[str], budget: int = TABLE_PIECE_TOKENS, costs: list[i
         costs = [tokens.estimate(line) for line in body]
     if tokens.estimate("\n".join(header)) + sum(costs) <= budget:
         return "\n".join(lines)
-    return "\n\n".join("\n".join(header + body[a:b]) for a, b in split_rows(header, body, budget, costs))
+    return "\n\n".join("\n".join(header + body[a:b]) for a, b in split_rows(header, costs, budget))

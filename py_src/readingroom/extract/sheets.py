@@ -15,8 +15,7 @@ from xml.etree import ElementTree as ET
 
 from .. import places
 from ..errors import CorruptFile, EmptyDocument
-from .document import (Document, Section, cell_costs, column_groups, columns_of, line_costs, split_rows, table_lines,
-                       whole_characters)
+from .document import Document, Section, cell_costs, column_groups, columns_of, line_costs, split_rows, table_lines
 from .zipped import Package, main_part, related, relations, transitional
 
 MAX_CELLS = 200_000
@@ -69,7 +68,7 @@ def sheet_sections(title: str | None, rows: list[tuple[int, list[str]]]) -> list
     for cols in groups:  # a sheet too wide for a row to fit: by columns, then by rows
         lines = table_lines(cells if len(groups) == 1 else columns_of(cells, cols))
         header, body = lines[:2], lines[2:]
-        pieces = split_rows(header, body, costs=line_costs(costs, cols)[1:])
+        pieces = split_rows(header, line_costs(costs, cols)[1:])
         where = (places.columns_heading(cols),) if len(groups) > 1 else ()
         if len(pieces) <= 1 and not where:
             return [Section(head, above + "\n".join(lines))]
@@ -125,7 +124,7 @@ def _string(si: ET.Element) -> str:
     parts = [t.text or "" for t in si.findall(f"{S}t")] + [t.text or "" for t in si.findall(f"{S}r/{S}t")]
     if not parts:
         parts = [t.text or "" for t in si.iter(f"{S}t")]
-    return whole_characters(_ESCAPED.sub(lambda m: chr(int(m[1], 16)), "".join(parts)))
+    return _ESCAPED.sub(lambda m: chr(int(m[1], 16)), "".join(parts))  # halves paired by extract.whole
 
 
 def _number(text: str) -> str:

@@ -10,7 +10,7 @@ from .chunking import ChunkSettings, chunk_sections, chunk_text
 from ..errors import BadInput, DocumentTooLarge, EmptyDocument, NotText
 from ..extract import FORMATS, READ_AS_TEXT, Document, from_bytes, from_text, type_of, unsupported
 from ..extract import text as text_format
-from ..extract.document import Section, whole_characters
+from ..extract.document import whole, whole_characters
 from ..extract.pdfclean import document as pdf_document
 from ..records import Chunk
 
@@ -72,11 +72,6 @@ def _extracted(doc: NewDocument, doc_type: str) -> Document:
     return from_bytes(doc.name, data, doc_type)
 
 
-def _whole(section: Section) -> Section:
-    text = whole_characters(section.text)
-    return section if text is section.text else Section(section.heading_path, text, section.page)
-
-
 def prepare_document(doc: NewDocument, settings: ChunkSettings) -> tuple[Document, str, list[Chunk]]:
     """The extracted document, its text and its chunks, or a ``BadInput`` saying why not."""
     if not doc.name or not doc.name.strip():
@@ -84,9 +79,8 @@ def prepare_document(doc: NewDocument, settings: ChunkSettings) -> tuple[Documen
     doc_type = doc_type_of(doc.name, doc.doc_type)
     if doc_type not in FORMATS.values():
         raise unsupported(doc.name, doc_type)
-    extracted = _extracted(doc, doc_type)
     # whatever a reader let through, text stored is whole characters (a lone surrogate cannot be UTF-8)
-    extracted.sections = [_whole(s) for s in extracted.sections]
+    extracted = whole(_extracted(doc, doc_type))
     if extracted.markdown:
         text = extracted.text()
         chunks = chunk_text(text, "md", settings)
