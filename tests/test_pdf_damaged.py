@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 
-from badinput import pdf_bytes
 from helpers import run
 from readingroom import NewDocument
 from readingroom.extract import pdf
@@ -16,25 +15,34 @@ FIRST = "The keeper lit the lamp at dusk and wound the clockwork of the fog sign
 SECOND = "The supply boat came on Thursdays with oil, flour and letters."
 
 
-def damaged(raw: bytes, pages: list[int], data: bytes = b"\xff\xff\xff\xff", filter_name: str = "/LZWDecode") -> bytes:
-    """``raw`` with the content streams of ``pages`` (0-based) replaced by ``data`` under a
-    filter it does not decode under: what a truncated download or a broken writer leaves."""
-    from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import NameObject, StreamObject
-
-    w = PdfWriter(clone_from=PdfReader(io.BytesIO(raw)))
-    for i in pages:
-        s = StreamObject()
-        s._data = data  # the raw (encoded) bytes, as they would sit in the file
-        s[NameObject("/Filter")] = NameObject(filter_name)
-        w.pages[i][NameObject("/Contents")] = w._add_object(s)
-    buf = io.BytesIO()
-    w.write(buf)
-    return buf.getvalue()
+def damaged(texts: list[str], pages: list[int], data: bytes = b"\xff\xff\xff\xff",
+            filter_name: str = "/LZWDecode") -> bytes:
+    """A PDF of one line of text a page, written object by object, in which the content
+    streams of ``pages`` (0-based) hold ``data`` under a filter it does not decode under: what
+    a truncated download or a broken writer leaves."""
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
+                   b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(len(texts))), len(texts)),
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    for i, text in enumerate(texts):
+        body, filtered = (data, b" /Filter " + filter_name.encode()) if i in pages else (
+            b"BT /F1 11 Tf 40 760 Td (" + text.encode("latin-1") + b") Tj ET", b"")
+        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+                       b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i))
+        objects.append(b"<< /Length %d%s >>\nstream\n%s\nendstream" % (len(body), filtered, body))
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for n, obj in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (n, obj)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
 
 
 def test_a_page_that_cannot_be_decoded_is_left_out_and_the_rest_is_read(library):
-    data = damaged(pdf_bytes([FIRST, SECOND]), [1])
+    data = damaged([FIRST, SECOND], [1])
     [out] = run(library.add([NewDocument("log.pdf", data=data)]))
     assert out.status == "added", out.error
     assert any("page 2 could not be read" in n for n in out.notes), out.notes
@@ -45,13 +53,13 @@ def test_a_page_that_cannot_be_decoded_is_left_out_and_the_rest_is_read(library)
 
 def test_a_filter_the_reader_no_longer_knows_damages_a_page_not_the_file():
     # "/A85", an abbreviation pypdf 7 refuses with its own error type (poppler-395-0-fuzzed.pdf)
-    doc = pdf.read("old.pdf", damaged(pdf_bytes([FIRST, SECOND]), [0], b'<~87cURD]i,"Ebo80~>', "/A85"))
+    doc = pdf.read("old.pdf", damaged([FIRST, SECOND], [0], b'<~87cURD]i,"Ebo80~>', "/A85"))
     assert "supply boat came on Thursdays" in doc.text() and "keeper" not in doc.text()
     assert doc.notes == ["old.pdf: page 1 could not be read (its contents are damaged); it was left out"]
 
 
 def test_a_file_none_of_whose_pages_can_be_read_is_refused_with_a_reason(library):
-    data = damaged(pdf_bytes([FIRST, SECOND]), [0, 1])
+    data = damaged([FIRST, SECOND], [0, 1])
     [out] = run(library.add([NewDocument("ruin.pdf", data=data)]))
     assert out.status == "error" and out.error["type"] == "bad_input"
     assert "ruin.pdf is not a readable PDF" in out.error["message"]
@@ -93,7 +101,7 @@ def test_a_page_that_would_inflate_past_the_memory_limit_is_a_bomb_not_an_exhaus
     import zlib
 
     bomb = zlib.compress(b" " * 100_000_000, 9)  # ~100 KB that inflate to 100 MB, past pypdf's 75 MB
-    data = damaged(pdf_bytes([FIRST]), [0], bomb, "/FlateDecode")
+    data = damaged([FIRST], [0], bomb, "/FlateDecode")
     assert len(data) < 200_000
     [out] = run(library.add([NewDocument("bomb.pdf", data=data)]))
     assert out.status == "error" and out.error["type"] == "zip_bomb", out.error
