@@ -18,11 +18,13 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 
 # Debian's packages the tests need, by a file each installs: the browser; what compiles and checks
-# llama-server; tesseract OCR with its English model; the R manuals (the PDFs the layout bench reads).
+# llama-server; tesseract OCR with its English model; the R manuals (the PDFs the layout bench reads);
+# QEMU's user-mode emulator, which runs the native side as a CPU without AVX-512 (test_portable_cpu.py).
 APT_FOR_TESTS = {"/usr/bin/chromium": "chromium", "/usr/bin/cmake": "cmake", "/usr/bin/g++": "g++",
                  "/usr/bin/objdump": "binutils", "/usr/bin/tesseract": "tesseract-ocr",
                  "/usr/share/tesseract-ocr/5/tessdata/eng.traineddata": "tesseract-ocr-eng",
-                 "/usr/share/R/doc/manual/R-intro.pdf": "r-doc-pdf"}
+                 "/usr/share/R/doc/manual/R-intro.pdf": "r-doc-pdf",
+                 "/usr/bin/qemu-x86_64": "qemu-user"}
 
 
 def install_test_dependencies() -> "LlamaCompile":
