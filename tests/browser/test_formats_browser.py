@@ -75,11 +75,14 @@ def test_every_format_in_the_page_reads_as_natively_and_answers_with_its_place(s
     card = pg.evaluate("""(id) => {
         const t = document.getElementById(id);
         const all = (s) => [...t.querySelectorAll(s)].map((n) => n.textContent);
-        return {head: all('.quick .quick-table-head'), row: all('.quick .quick-row .quick-sentence'),
+        const cells = (row) => [...row.querySelectorAll('th, td')].map((c) => c.textContent);
+        return {head: [...t.querySelectorAll('.quick table .quick-table-head')].map(cells),
+                row: [...t.querySelectorAll('.quick table .quick-row')].map(cells),
                 cites: all('.quick .quick-row .chat-cite')};
     }""", f"chat-{n}")
-    assert card["head"][0] == "| Region | Manager | Revenue |", card
-    assert card["row"][0] == "| Atlantis | Captain Nemo | 777777 |" and card["cites"], card
+    # a real table: the sheet's header cells over the row's, the row's [n] in a last column
+    assert card["head"][0] == ["Region", "Manager", "Revenue", "Source"], card
+    assert card["row"][0] == ["Atlantis", "Captain Nemo", "777777", f"[{card['cites'][0]}]"] and card["cites"], card
     # Exported, the row stays a Markdown table under its header row, its [n] in a Source column.
     with pg.expect_download() as info:
         pg.click("#export-conversation")

@@ -7,7 +7,7 @@
 // Everything from documents and models is set as text; [n] that is not a source is plain text.
 
 import { citedSources, splitCitations } from '../chat/prompt.js';
-import { h, headingText, placeTail, plural, seconds } from './dom.js';
+import { h, headingText, placeTail, plural, seconds, tableCells } from './dom.js';
 import { renderSummary } from './summary.js';
 
 /** The sources of an answer in [n] order: entry n-1 is what [n] points at. */
@@ -198,17 +198,30 @@ export function renderTurn(li, turn, on) {
   const card = h('div', { class: 'answer-card' });
   if (answer?.message && (answer.reason || !quick.length)) card.append(h('p', { class: 'reason', text: answer.message }));
   if (quick.length) {
-    const p = h('p', { class: 'quick' });
-    let table = null; // a table row is quoted under its header row, shown once for its table's rows
+    const p = h('div', { class: 'quick' });
+    let table = null; // the rows of one table are quoted in one table under its header row
+    let body = null;
     for (const q of quick) {
       const src = sources[q.n - 1];
       const head = tableOf(q);
-      if (head && head !== table) p.append(h('span', { class: 'quick-table-head', text: q.header }));
+      if (!head) {
+        table = null;
+        p.append(h('span', { class: 'quick-sentence', text: q.text }), ...(src ? [' [', citeButton(q.n, src, q, on.open), ']'] : []), ' ');
+        continue;
+      }
+      const columns = tableCells(q.header);
+      if (head !== table) {
+        body = h('tbody');
+        p.append(h('div', { class: 'quick-table-wrap' }, h('table', { class: 'quick-table' },
+          h('thead', {}, h('tr', { class: 'quick-table-head' }, columns.map((c) => h('th', { scope: 'col', text: c })),
+            h('th', { scope: 'col', class: 'quick-cite' }, h('span', { class: 'visually-hidden', text: 'Source' })))),
+          body)));
+      }
       table = head;
-      const line = head ? h('span', { class: 'quick-row' }) : p;
-      line.append(h('span', { class: 'quick-sentence', text: q.text }));
-      if (src) line.append(' [', citeButton(q.n, src, q, on.open), ']');
-      p.append(...(line === p ? [' '] : [line]));
+      const cells = tableCells(q.text);
+      body.append(h('tr', { class: 'quick-row', dataset: { text: q.text } },
+        [...cells, ...Array(Math.max(0, columns.length - cells.length)).fill('')].map((c) => h('td', { text: c })),
+        h('td', { class: 'quick-cite' }, ...(src ? ['[', citeButton(q.n, src, q, on.open), ']'] : []))));
     }
     card.append(h('p', { class: 'quick-label', text: answer.remote ? `From the remote library at ${answer.remote.origin}` : 'From your documents' }), p);
   }

@@ -58,3 +58,14 @@ export function placeTail(src) {
   return place.startsWith(`${base} · `) ? place.slice(base.length + 3) : '';
 }
 
+
+const PIPE = /(?<!\\)\|/;
+
+/** A pipe-table line's cells ("| a | b |" and "a | b" alike), trimmed, an escaped "\|" read as
+ * "|"; an empty cell between two pipes stays a cell. */
+export function tableCells(line) {
+  const parts = line.trim().split(PIPE);
+  if (parts.length > 1 && !parts[0].trim()) parts.shift();
+  if (parts.length > 1 && !parts.at(-1).trim()) parts.pop();
+  return parts.map((c) => c.trim().replaceAll('\\|', '|'));
+}

@@ -2,16 +2,11 @@
 // [n], and under them the sources they cite resolved to document names, pages and headings.
 
 import { sourcesOf, tableOf, whereText } from './answer.js';
-import { headingText } from './dom.js';
+import { headingText, tableCells } from './dom.js';
 import { splitCitations } from '../chat/prompt.js';
 
-const PIPE = /(?<!\\)\|/;
-
 /** A pipe-table line's cell count ("| a | b |" and "a | b" both 2). */
-function cellCount(line) {
-  const parts = line.trim().split(PIPE);
-  return parts.length - (parts[0].trim() ? 0 : 1) - (parts.length > 1 && !parts.at(-1).trim() ? 1 : 0);
-}
+const cellCount = (line) => tableCells(line).length;
 
 /** A table line with one more cell at its end, after any cells it lacks to reach ``columns``. */
 function withCell(line, columns, cell) {
