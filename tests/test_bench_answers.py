@@ -83,7 +83,7 @@ def test_an_unknown_set_on_the_command_line_names_the_choices(tmp_path):
                            "--json", str(tmp_path / "a.json")], cwd=tmp_path, capture_output=True, text=True,
                           env={"PYTHONPATH": str(ROOT / "py_src"), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 2
-    assert "faq" in proc.stderr and "answerable, paraphrased, followups, unanswerable, scifact" in proc.stderr
+    assert "faq" in proc.stderr and "answerable, paraphrased, followups, unanswerable, conversation, scifact" in proc.stderr
     assert not (tmp_path / "a.json").exists()
 
 
@@ -108,6 +108,9 @@ def test_the_command_runs_natively_on_a_few_questions_of_every_set(tmp_path, mod
     for key in ("with_history", "alone", "phrase_with_history", "cited_with_history"):
         is_rate(native["followups"][key], LIMIT)
     is_rate(native["unanswerable"]["covered"], LIMIT)
+    # each answerable and paraphrased question but the first asked after the one before it
+    is_rate(native["conversation"]["phrase"], 2 * (LIMIT - 1))
+    is_rate(native["conversation"]["rewritten"], 2 * (LIMIT - 1))
     ref = native["refusal"]["all"]
     assert ref["answerable"] == 2 * LIMIT and ref["unanswerable"] == LIMIT  # both answerable sets
     for k in ("precision", "recall"):
@@ -117,7 +120,9 @@ def test_the_command_runs_natively_on_a_few_questions_of_every_set(tmp_path, mod
     assert [r["id"] for r in recs["answerable"]] == [i["id"] for i in answers.load_set("answerable")[:LIMIT]]
     assert [r["id"] for r in recs["paraphrased"]] == [i["id"] for i in answers.load_set("paraphrased")[:LIMIT]]
     assert [r["id"] for r in recs["followups_with_history"]] == [i["id"] for i in answers.load_set("followups")[:LIMIT]]
-    assert native["latency_ms"]["n"] == LIMIT * 6 and 0 < native["latency_ms"]["p50"] <= native["latency_ms"]["p95"]
+    assert [r["id"] for r in native["records"]["conversation"]] == [
+        i["id"] for name in ("answerable", "paraphrased") for i in answers.load_set(name)[1:LIMIT]]
+    assert native["latency_ms"]["n"] == LIMIT * 6 + 2 * (LIMIT - 1) and 0 < native["latency_ms"]["p50"] <= native["latency_ms"]["p95"]
     assert native["chunks"] > 79  # the whole bundled corpus, every topic at least one chunk
     # Follow-ups asked with the conversation search something other than the bare follow-up.
     assert any(r["standalone_query"] != i["followup"]
@@ -133,7 +138,7 @@ def test_the_command_runs_natively_on_a_few_questions_of_every_set(tmp_path, mod
     assert sf["top3_expected"]["all"] == 100.0
     for label in ("answer phrase in the quick answer", "expected topic cited by the quick answer",
                   "expected topic in top-3 sources", "follow-up hit@3 with the conversation",
-                  "follow-up hit@3 asked alone", "refusal precision", "refusal recall",
+                  "follow-up hit@3 asked alone", "asked after another question: answer phrase", "refusal precision", "refusal recall",
                   "SciFact claims: quick answer cites a qrels document", "quick answer (",
                   "sources_only: first token from asking"):
         assert label in proc.stdout, label

@@ -48,6 +48,35 @@ def test_a_question_that_stands_alone_is_searched_as_asked(question):
     assert standalone_query(question, ["What is a lambda?"]) == question
 
 
+@pytest.mark.parametrize("question", [
+    "Is there a maximum size for an integer?",  # "there" that points at nothing
+    "There are two loops; which runs first?",
+    "Is it a good idea to use a mutable default argument?",  # the "it" of "is it … to"
+    "Is it possible to call a function with a keyword that matches none of its parameters?",
+    "Does it matter if I write names in capitals?",
+    "How do I compare mutable objects such as lists?",
+    "How do I write a tuple with just one element?",  # "one" before a noun is a number
+    "Can I use a variable in a function before the global statement that declares it?",  # "it": the variable
+    "Why does modifying a dictionary while iterating over its view fail?",
+    "Do objects that compare equal need to have the same hash?",
+    "What is a generator?",  # one word of its own, and yet it asks what one thing is
+    "What does NaN mean?",
+])
+def test_a_question_whose_pronoun_points_inside_it_or_at_nothing_is_searched_as_asked(question):
+    assert not is_followup(question)
+    assert standalone_query(question, ["What is a lambda?"]) == question
+
+
+@pytest.mark.parametrize("question", [
+    "What is a guard in it?", "Is it stable?", "When did he die?", "Who is she?",
+    "What is the default?", "Which one is faster?", "How do I chain it to another exception?",
+    "Does it still help when the parent class doesn't use it?", "Is there a limit on them?",
+])
+def test_a_question_whose_pronoun_points_at_an_earlier_turn_is_a_follow_up(question):
+    assert is_followup(question)
+    assert standalone_query(question, ["What does the match statement do?"]).endswith("(the match statement)")
+
+
 def test_a_follow_up_that_names_its_subject_needs_nothing_carried():
     assert standalone_query("And can a lambda have default arguments?", ["What is a lambda?"]) == \
         "And can a lambda have default arguments?"

@@ -272,6 +272,10 @@ def test_follow_ups_reload_and_markdown_export(page, tmp_path):
     assert page.locator("#chat-log .chat-turn").count() == 0
     ask(page, "Why does the kettle switch off?")
     assert page.locator("#conversation-list option").count() == 2
+    # A question that stands on its own is searched as asked, though it follows another
+    # and says "it" ("is it safe to …" points at nothing).
+    alone = ask(page, "Is it safe to run the kettle empty?")
+    assert alone["searched"] == "" and alone["sources"] == ["kettle.md"], alone
 
 
 def test_dark_mode_renders_and_the_toggle_switches(browser, site, guard):

@@ -26,7 +26,27 @@ _CUE = re.compile(r"^\s*(?:and|but|also|or|plus|so|then|what\s+about|how\s+about
                   r"same\s+(?:for|with)|what\s+else|und|et|и|а|och|og)\b", re.IGNORECASE)
 # Words that point back at something said earlier.
 _ANAPHORA = re.compile(r"\b(?:it|its|it's|itself|they|them|their|theirs|themselves|these|those|"
+                       r"he|him|his|himself|she|her|hers|herself|"
                        r"such|former|latter|same|one|ones|there|that one|this one)\b", re.IGNORECASE)
+# The same words where they point at nothing: "is there a …" and "there are …" (existential),
+# "such as", "one" before a noun ("more than one item"), and the "it" of "is it possible to …",
+# "is it a good idea to …", "does it matter if …".
+_EXISTENTIAL = re.compile(
+    r"\b(?:(?:is|are|was|were|be|been|isn't|aren't|wasn't|weren't)\s+there"
+    r"|there(?=\s+(?:is|are|was|were|be|been|'s|’s|isn't|aren't|wasn't|weren't|exists?|remains?|seems?|"
+    r"appears?|will|would|could|can|may|might|must|should|used|has|have|had)\b))\b", re.IGNORECASE)
+_SUCH_AS = re.compile(r"\bsuch\s+as\b", re.IGNORECASE)
+_JUDGED = (r"possible|impossible|ok|okay|safe|unsafe|true|allowed|necessary|required|needed|legal|valid|"
+           r"wise|worth|worthwhile|recommended|advisable|important|fine|correct|wrong|right|faster|slower|"
+           r"better|worse|best|efficient|common|normal|idea|practice|matter|sense|hard|easy|difficult|"
+           r"bad|good|usual|customary|acceptable|preferable")
+_DUMMY_IT = re.compile(
+    rf"\b(?:(?:is|was|would|will|isn't|wasn't|does|doesn't)\s+it|it(?:'s|’s|\s+is|\s+was))\s+"
+    rf"(?:(?:a|an|really|ever|still|always|generally|usually|considered|even|{_JUDGED})\s+)*?(?:{_JUDGED})"
+    rf"(?=\s+(?:to|for|if|that|when|whether|in|with)\b|\s*[?.!]?\s*$)", re.IGNORECASE)
+# A back-pointing word after this many words of the question's own subject most likely points
+# at them ("… a variable before the global statement that declares it"), not at an earlier turn.
+OWN_BEFORE = 2
 # "this"/"that" point back when they stand alone or open the question ("what does that do",
 # "is this allowed"), not as a conjunction after a noun ("the error that it raises").
 _DEMONSTRATIVE = re.compile(
@@ -76,11 +96,35 @@ def own_terms(text: str) -> list[str]:
     return [t for t in content_words(text)[:MAX_TERMS] if t not in _GENERIC]
 
 
+def _points_back(question: str) -> bool:
+    """A word that points back at an earlier turn: one of ``_ANAPHORA`` that is not one of the
+    uses that point at nothing, with fewer than ``OWN_BEFORE`` of the question's own subject
+    words before it; "one" before a word of the subject is a number ("one element")."""
+    q = _DUMMY_IT.sub(" ", _SUCH_AS.sub(" ", _EXISTENTIAL.sub(" ", question)))
+    own = set(own_terms(question))
+    for m in _ANAPHORA.finditer(q):
+        word = m.group(0).lower()
+        after = re.match(r"\s+(\w+)", q[m.end():])
+        if word == "one" and after and after.group(1).lower() in own:
+            continue
+        if sum(1 for w in content_words(q[:m.start()]) if w in own) < OWN_BEFORE:
+            return True
+    return False
+
+
+# A question that asks what one thing is, "What is a generator?", "What does NaN mean?": one word
+# of its own, and yet it stands alone ("What is the default?" leans on an earlier turn).
+_DEFINITION = re.compile(r"^\s*(?:(?:what|who)(?:'s|’s|\s+(?:is|are|was|were))\s+(?:an?\s+)?[^\s?]+"
+                         r"|what\s+(?:does|do)\s+(?:an?\s+)?[^\s?]+\s+(?:mean|stand\s+for)|define\s+[^\s?]+)\s*[?.!]*\s*$",
+                         re.IGNORECASE)
+
+
 def is_followup(question: str) -> bool:
     """Does the question lean on an earlier one?"""
-    if _CUE.search(question) or _ANAPHORA.search(question) or _DEMONSTRATIVE.search(question):
+    if _CUE.search(question) or _points_back(question) or _DEMONSTRATIVE.search(question):
         return True
-    return len(own_terms(question)) < 2
+    terms = own_terms(question)
+    return len(terms) < 2 and not (terms and _DEFINITION.match(question))
 
 
 # Question scaffolding around a subject: "What does | the with statement | do?"

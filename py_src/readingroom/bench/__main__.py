@@ -96,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     ans_side = ans.add_mutually_exclusive_group()
     ans_side.add_argument("--browser", action="store_true", help="only through window.readingroom.ask in the page")
     ans_side.add_argument("--native", action="store_true", help="only through Library.ask natively")
-    ans.add_argument("--set", default="answerable,paraphrased,followups,unanswerable,scifact",
-                     help="comma-separated: answerable, paraphrased, followups, unanswerable, scifact")
+    ans.add_argument("--set", default="answerable,paraphrased,conversation,followups,unanswerable,scifact",
+                     help="comma-separated: answerable, paraphrased, conversation (those two asked one after "
+                          "another), followups, unanswerable, scifact, manuals")
     ans.add_argument("--limit", type=int, default=None, help="at most N questions (or pairs, or claims) per set")
     ans.add_argument("--llm", default=None, help="an OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
     ans.add_argument("--llm-model", default=None, help="model name to send, if the server needs one")

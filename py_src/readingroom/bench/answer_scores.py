@@ -134,6 +134,9 @@ def quality_rows(name: str, side: dict) -> list[list]:
     add("paraphrased: expected topic cited by the quick answer", p.get("cited_expected"), p.get("load"))
     add("paraphrased: expected topic in top-3 sources", p.get("top3_expected"), p.get("load"))
     add("paraphrased: refused", _refused(p.get("covered")), p.get("load"))
+    c = side.get("conversation") or {}
+    add("asked after another question: answer phrase in the quick answer", c.get("phrase"), c.get("load"))
+    add("asked after another question: searched with words of the earlier one", c.get("rewritten"), c.get("load"))
     f = side.get("followups") or {}
     add("follow-up hit@3 with the conversation", f.get("with_history"), f.get("load"))
     add("follow-up hit@3 asked alone", f.get("alone"), f.get("load"))

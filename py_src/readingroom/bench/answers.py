@@ -30,7 +30,10 @@ from .stats import load_average as load
 DATA = Path(__file__).resolve().parent / "data" / "answers"
 SETS = ("answerable", "paraphrased", "followups", "unanswerable")
 ANSWERABLE = ("answerable", "paraphrased")  # sets of questions the reference answers
-ALL_SETS = SETS + ("scifact", "manuals")  # manuals: real PDFs, natively (answers_manuals)
+# conversation: the answerable and paraphrased questions each asked after the one before it in
+# its set, as a person asks one question after another in one conversation
+PY_SETS = SETS + ("conversation",)
+ALL_SETS = PY_SETS + ("scifact", "manuals")  # manuals: real PDFs, natively (answers_manuals)
 SCIFACT_QUESTION = "Does the literature support this? {claim}"
 
 Asker = Callable[[str, list], tuple[dict, float]]  # (question, history) -> (Answer JSON, ms)
@@ -73,6 +76,24 @@ def ask_answerable(ask: Asker, items: list[dict]) -> tuple[list[dict], dict]:
     return rs, {k: sc.rate(rs, k) for k in ("phrase", "cited_expected", "top3_expected", "covered")}
 
 
+def ask_in_conversation(ask: Asker, sets: dict[str, list[dict]]) -> list[dict]:
+    """Each question of the answerable sets asked after the one before it in its set (the
+    earlier question, the query it became and its quick answer as the conversation), as a
+    person asks one question after another: a question that stands alone must be searched as
+    asked (``rewritten`` records when it was not), and answered as well as when asked alone."""
+    rs = []
+    for items in sets.values():
+        for before, it in zip(items, items[1:]):
+            a0, _ms = ask(before["question"], [])
+            turn = {"question": before["question"], "answer": sc.quick_text(a0) or None,
+                    "standalone_query": a0.get("standalone_query")}
+            a, ms = ask(it["question"], [turn])
+            r = sc.record(it, a, ms, it["expected_topics"], it["answer_phrases"])
+            searched = " ".join((a.get("standalone_query") or it["question"]).split())
+            rs.append({**r, "searched": searched, "rewritten": searched != " ".join(it["question"].split())})
+    return rs
+
+
 def evaluate(ask: Asker, sets: list[str], limit: int | None = None,
              log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> dict:
     """The figures for the Python-reference sets through one asker, with per-question records."""
@@ -85,6 +106,13 @@ def evaluate(ask: Asker, sets: list[str], limit: int | None = None,
         recs[name], out[name] = ask_answerable(ask, _limited(load_set(name), limit))
         out[name]["load"] = [l0, load()]
         log(f"  {name}: {len(recs[name])} asked (load {l0[0]:.1f}→{load()[0]:.1f})")
+    if "conversation" in sets:
+        l0 = load()
+        rs = ask_in_conversation(ask, {name: _limited(load_set(name), limit) for name in ANSWERABLE})
+        recs["conversation"] = rs
+        out["conversation"] = {"phrase": sc.rate(rs, "phrase"), "rewritten": sc.rate(rs, "rewritten"),
+                               "load": [l0, load()]}
+        log(f"  conversation: {len(rs)} asked after another (load {l0[0]:.1f}→{load()[0]:.1f})")
     if "followups" in sets:
         l0 = load()
         firsts, with_h, alone = [], [], []
@@ -165,7 +193,7 @@ def run_native(sets: list[str], limit: int | None, ds=None, llm: str | None = No
 
     out: dict = {}
     with tempfile.TemporaryDirectory(prefix="rr-answers-") as tmp:
-        py_sets = [s for s in sets if s in SETS]
+        py_sets = [s for s in sets if s in PY_SETS]
         if py_sets or llm:
             lib = Library.open(scratch_copy(demo_index(), Path(tmp)))
             try:
@@ -207,7 +235,7 @@ def run_browser(sets: list[str], limit: int | None, rebuild: bool = True, ds=Non
     imported into the page; the in-page model's timings through ``inpage_model``."""
     from . import browser as bb
 
-    py_sets = [s for s in sets if s in SETS]
+    py_sets = [s for s in sets if s in PY_SETS]
     out: dict = {}
     with bb.session(rebuild) as (browser, url):
         ctx, page, _ = bb.open_app(browser, url)
