@@ -44,8 +44,11 @@ POEM = """<h1 id="start">The Tide Book</h1><p>A book of two songs.</p>
 def test_a_book_in_one_file_is_titled_by_its_own_headings_not_its_first_entry():
     data = epub('<li><a href="poem.xhtml#one">I. The Ebb</a></li><li><a href="poem.xhtml#two">II. The Flood</a></li>',
                 {"poem.xhtml": POEM})
-    paths = [s.heading_path for s in extract("tide.epub", data).sections]
+    sections = extract("tide.epub", data).sections
+    paths = [s.heading_path for s in sections]
     assert paths == [("The Tide Book",), ("The Tide Book", "I. The Ebb"), ("The Tide Book", "II. The Flood")]
+    # each section opens with its heading's words, as a Word file's do: no "#" a person would read
+    assert [s.text.split("\n")[0] for s in sections] == ["The Tide Book", "I. The Ebb", "II. The Flood"]
 
 
 def test_a_chapter_entry_with_its_sections_under_it_titles_its_file():

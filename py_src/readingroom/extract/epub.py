@@ -5,6 +5,8 @@ every reader undoes, is allowed."""
 
 from __future__ import annotations
 
+import re
+
 from urllib.parse import unquote
 from xml.etree import ElementTree as ET
 
@@ -118,6 +120,23 @@ def _titles(pkg: Package, opf_path: str, manifest: dict[str, tuple[str, str, str
     return out
 
 
+_HEADING_LINE = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*")
+
+
+def _plain_headings(body: str) -> str:
+    """A section's opening heading lines (a chapter's "# The storm", a bare heading folded into
+    the next) as their words, as every other format's sections begin: the heading path says
+    what they are, and a person reads no "#" in the book."""
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        m = _HEADING_LINE.fullmatch(line)
+        if m:
+            lines[i] = m.group(1)
+        elif line.strip():
+            break
+    return "\n".join(lines)
+
+
 def read(name: str, data: bytes) -> Document:
     pkg = Package(name, data, "an EPUB e-book")
     pkg.expect("META-INF/container.xml")
@@ -145,7 +164,7 @@ def read(name: str, data: bytes) -> Document:
         base = (title,) if title else (f"Chapter {chapters}",)
         for p in parts:
             inner = p.heading_path[1:] if p.heading_path[:1] == base else p.heading_path
-            body = text[p.start:p.end].strip()
+            body = _plain_headings(text[p.start:p.end].strip())
             if body:
                 sections.append(Section(base + tuple(inner), body))
     if not sections:
