@@ -15,21 +15,9 @@ FIRST = "The keeper lit the lamp at dusk and wound the clockwork of the fog sign
 SECOND = "The supply boat came on Thursdays with oil, flour and letters."
 
 
-def damaged(texts: list[str], pages: list[int], data: bytes = b"\xff\xff\xff\xff",
-            filter_name: str = "/LZWDecode") -> bytes:
-    """A PDF of one line of text a page, written object by object, in which the content
-    streams of ``pages`` (0-based) hold ``data`` under a filter it does not decode under: what
-    a truncated download or a broken writer leaves."""
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
-               b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
-                   b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(len(texts))), len(texts)),
-               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-    for i, text in enumerate(texts):
-        body, filtered = (data, b" /Filter " + filter_name.encode()) if i in pages else (
-            b"BT /F1 11 Tf 40 760 Td (" + text.encode("latin-1") + b") Tj ET", b"")
-        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-                       b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i))
-        objects.append(b"<< /Length %d%s >>\nstream\n%s\nendstream" % (len(body), filtered, body))
+def written(objects: list[bytes]) -> bytes:
+    """A PDF of these objects (numbered from 1; the first is the catalog), with its cross-reference
+    table: what a writer leaves, byte for byte."""
     out, offsets = bytearray(b"%PDF-1.4\n"), []
     for n, obj in enumerate(objects, start=1):
         offsets.append(len(out))
@@ -39,6 +27,28 @@ def damaged(texts: list[str], pages: list[int], data: bytes = b"\xff\xff\xff\xff
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     return bytes(out)
+
+
+def stream(body: bytes, extra: bytes = b"") -> bytes:
+    return b"<< /Length %d%s >>\nstream\n%s\nendstream" % (len(body), extra, body)
+
+
+def damaged(texts: list[str], pages: list[int], data: bytes = b"\xff\xff\xff\xff",
+            filter_name: str = "/LZWDecode") -> bytes:
+    """A PDF of one line of text a page in which the content streams of ``pages`` (0-based)
+    hold ``data`` under a filter it does not decode under: what a truncated download or a
+    broken writer leaves."""
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
+                   b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(len(texts))), len(texts)),
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    for i, text in enumerate(texts):
+        body, filtered = (data, b" /Filter " + filter_name.encode()) if i in pages else (
+            b"BT /F1 11 Tf 40 760 Td (" + text.encode("latin-1") + b") Tj ET", b"")
+        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+                       b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i))
+        objects.append(stream(body, filtered))
+    return written(objects)
 
 
 def test_a_page_that_cannot_be_decoded_is_left_out_and_the_rest_is_read(library):
@@ -136,3 +146,26 @@ def test_font_heights_a_damaged_page_gives_as_nothing_are_no_exception():
     fonts = [[("Harbour log\n", None), ("The keeper lit the lamp at dusk.\n", float("nan")), ("Tide: high.", "x")]]
     doc = document("f.pdf", ["Harbour log\nThe keeper lit the lamp at dusk.\nTide: high."], [], None, fonts)
     assert "The keeper lit the lamp at dusk." in doc.text()
+
+
+def test_a_filled_forms_fields_are_read_by_ocr_of_the_page_as_drawn():
+    """A form filled in on screen holds its values in fields, drawn over a page that may have no
+    text of its own: pypdf reads no text there; PDFium draws the fields (``init_forms``) as
+    pdf.js does in the page, and OCR reads them."""
+    from readingroom.extract import ocr
+
+    assert ocr.available(), "OCR tests need Debian's tesseract-ocr and tesseract-ocr-eng (build.py test installs them)"
+    value = b"Harbour permit 4417 for Tobias Klinkhammer"
+    look = b"/Tx BMC BT /Helv 20 Tf 0 g 4 10 Td (" + value + b") Tj ET EMC"
+    data = written([
+        b"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] /DA (/Helv 20 Tf 0 g) "
+        b"/DR << /Font << /Helv 6 0 R >> >> >> >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R] >>",
+        b"<< /Type /Annot /Subtype /Widget /FT /Tx /T (permit) /V (" + value + b") /DA (/Helv 20 Tf 0 g) "
+        b"/Rect [40 700 572 740] /F 4 /P 3 0 R /AP << /N 5 0 R >> >>",
+        stream(look, b" /Type /XObject /Subtype /Form /BBox [0 0 532 40] /Resources << /Font << /Helv 6 0 R >> >>"),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    ])
+    doc = pdf.read("permit.pdf", data)
+    assert "4417" in doc.text() and "Klinkhammer" in doc.text(), doc.text()
