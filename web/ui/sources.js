@@ -141,7 +141,7 @@ function row(doc, folder, onDelete) {
         h('span', { class: 'size', text: formatBytes(doc.size) }), ' · ',
         h('span', { class: 'status', text: 'indexed' }), ' ',
         h('time', { class: 'added', text: formatDate(doc.added_at), datetime: doc.added_at }))),
-    summarise, remove);
+    h('span', { class: 'doc-actions' }, summarise, remove));
 }
 
 // At most this many rows are in the page at once (more with "Show more"): a row per document
