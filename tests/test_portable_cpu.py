@@ -21,7 +21,8 @@ import formats_extra
 
 QEMU = shutil.which("qemu-x86_64")
 CPU = "Haswell-v4"  # AVX, AVX2, FMA, F16C, BMI2; no AVX-512 (the oldest CPU the README promises)
-PYTHON = os.path.realpath(sys.executable)  # the interpreter itself, not a pyenv shim script
+
+PYTHON = sys.executable  # as called: a virtual environment's python finds its packages from there
 
 # A function of machine code: one instruction zeroing a register, then ret.
 RUN_CODE = """
