@@ -5,12 +5,10 @@ every reader undoes, is allowed."""
 
 from __future__ import annotations
 
-import re
-
 from urllib.parse import unquote
 from xml.etree import ElementTree as ET
 
-from ..ingest.chunking import markdown_sections
+from ..ingest.chunking import HEADING, markdown_sections
 from ..errors import CorruptFile, EmptyDocument, Encrypted
 from .document import Document, Section
 from .html import _Text, html_to_text
@@ -120,18 +118,15 @@ def _titles(pkg: Package, opf_path: str, manifest: dict[str, tuple[str, str, str
     return out
 
 
-_HEADING_LINE = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*")
-
-
 def _plain_headings(body: str) -> str:
     """A section's opening heading lines (a chapter's "# The storm", a bare heading folded into
     the next) as their words, as every other format's sections begin: the heading path says
     what they are, and a person reads no "#" in the book."""
     lines = body.split("\n")
     for i, line in enumerate(lines):
-        m = _HEADING_LINE.fullmatch(line)
+        m = HEADING.match(line)
         if m:
-            lines[i] = m.group(1)
+            lines[i] = m.group(2)
         elif line.strip():
             break
     return "\n".join(lines)

@@ -17,7 +17,7 @@ from ..records import Chunk
 
 CHUNKER_VERSION = "1"
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")  # a Markdown heading line: its level marks, its words
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)")
@@ -61,7 +61,7 @@ def markdown_sections(text: str, max_depth: int = 6) -> list[_Section]:
     for line in text.splitlines(keepends=True):
         if _FENCE.match(line):
             in_fence = not in_fence
-        m = None if in_fence else _HEADING.match(line.rstrip("\r\n"))
+        m = None if in_fence else HEADING.match(line.rstrip("\r\n"))
         if m and len(m.group(1)) <= max_depth:
             if pos > start:
                 sections.append(_Section(start, pos, current))
