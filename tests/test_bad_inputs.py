@@ -143,3 +143,17 @@ def test_text_handed_over_with_surrogate_halves_is_stored_as_whole_characters(li
     assert out.status == "added", out.error
     [hit] = run(library.retrieve("keeper wrote", {"mode": "lexical"})).results
     assert "wrote \U0001F600 and then \ufffd alone" in hit.text
+
+
+def test_mending_a_documents_characters_leaves_the_readers_document_as_it_was():
+    """``whole`` hands back a mended copy: a reader's document (which a caller may still hold,
+    e.g. to report what it read) keeps its own sections."""
+    from readingroom.extract.document import Document, Section, whole
+
+    doc = Document("txt", [Section(("A",), "half \ud83d alone"), Section(("B",), "fine")])
+    mended = whole(doc)
+    assert [s.text for s in mended.sections] == ["half \ufffd alone", "fine"]
+    assert doc.sections[0].text == "half \ud83d alone" and mended is not doc
+    assert mended.sections[1] is doc.sections[1]
+    clean = Document("txt", [Section((), "nothing to mend")])
+    assert whole(clean) is clean

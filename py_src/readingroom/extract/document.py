@@ -12,7 +12,7 @@ inside and every value stays under its header.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..text import tokens
 
@@ -70,11 +70,13 @@ def whole_characters(text: str) -> str:
 
 
 def whole(doc: Document) -> Document:
-    """``doc`` with every section's text made whole characters (``whole_characters``): what
-    ``extract`` returns and what is stored, whatever a reader let through."""
-    doc.sections = [s if (t := whole_characters(s.text)) is s.text else Section(s.heading_path, t, s.page)
-                    for s in doc.sections]
-    return doc
+    """A copy of ``doc`` whose sections' text is whole characters (``whole_characters``): what
+    ``extract`` returns and what is stored, whatever a reader let through. ``doc`` itself is
+    left as it was (``doc`` when nothing needed mending)."""
+    sections = [s if (t := whole_characters(s.text)) is s.text else replace(s, text=t) for s in doc.sections]
+    if all(a is b for a, b in zip(sections, doc.sections)):
+        return doc
+    return replace(doc, sections=sections, notes=list(doc.notes))
 
 
 def set_in(before: str, words: str, after: str) -> str:
