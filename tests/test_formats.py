@@ -91,13 +91,14 @@ def test_a_long_sheet_is_cut_by_rows_with_its_header_in_every_piece():
 
 def test_tables_in_markdown_and_html_are_whole_or_split_with_the_header():
     lines = ["| k | v |", "|---|---|"] + [f"| key {n} | value {n} |" for n in range(200)]
-    text = table_text(lines)
+    costs = [tokens.estimate(line) for line in lines[2:]]
+    text = table_text(lines, costs)
     pieces = text.split("\n\n")
-    assert len(pieces) == len(split_rows(lines[:2], [tokens.estimate(line) for line in lines[2:]])) > 1
+    assert len(pieces) == len(split_rows(lines[:2], costs)) > 1
     assert all(p.startswith("| k | v |\n|---|---|\n") for p in pieces)
     assert [r for p in pieces for r in p.split("\n")[2:]] == lines[2:]
     small = "| a | b |\n|---|---|\n| 1 | 2 |"
-    assert table_text(small.split("\n")) == small
+    assert table_text(small.split("\n"), [tokens.estimate("| 1 | 2 |")]) == small
     md = extract("t.md", ("# Prices\n\n" + "\n".join(lines) + "\n").encode())
     assert md.text().count("| k | v |") == len(pieces)
     html = extract("t.html", b"<table><tr><th>k</th><th>v</th></tr>"

@@ -170,21 +170,19 @@ def table_blocks(rows: list[list[str]], budget: int = TABLE_PIECE_TOKENS, lines:
     wrote it (a Markdown table), kept as it is when it needs no cut by columns."""
     costs = cell_costs(rows)
     groups = column_groups(rows, budget, costs)
-    if len(groups) == 1 and lines is not None:
-        return table_text(lines, budget)
-    return "\n\n".join(table_text(table_lines(rows if len(groups) == 1 else columns_of(rows, cols)), budget,
-                                   line_costs(costs, cols)[1:]) for cols in groups)
+    if len(groups) == 1 and lines is not None:  # measured as written: the author's spacing costs too
+        return table_text(lines, [tokens.estimate(line) for line in lines[2:]], budget)
+    return "\n\n".join(table_text(table_lines(rows if len(groups) == 1 else columns_of(rows, cols)),
+                                   line_costs(costs, cols)[1:], budget) for cols in groups)
 
 
-def table_text(lines: list[str], budget: int = TABLE_PIECE_TOKENS, costs: list[int] | None = None) -> str:
+def table_text(lines: list[str], costs: list[int], budget: int = TABLE_PIECE_TOKENS) -> str:
     """A pipe table's lines as one paragraph when it fits, else as pieces split by rows,
     each with the header and separator lines repeated, a blank line between pieces.
-    ``costs``: the body lines' token estimates, if the caller has them."""
+    ``costs``: the body lines' token estimates (``line_costs``, or ``tokens.estimate`` of each)."""
     if len(lines) <= 2:
         return "\n".join(lines)
     header, body = lines[:2], lines[2:]
-    if costs is None:
-        costs = [tokens.estimate(line) for line in body]
     if tokens.estimate("\n".join(header)) + sum(costs) <= budget:
         return "\n".join(lines)
     return "\n\n".join("\n".join(header + body[a:b]) for a, b in split_rows(header, costs, budget))
