@@ -155,7 +155,8 @@ def test_an_ebooks_page_break_markers_are_not_read_into_its_sentences_and_xhtml_
              'said the <span role="doc-pagebreak" aria-label="191">191</span>fairy.</p></body></html>')
     doc = extract("clover.xhtml", xhtml.encode())
     assert doc.doc_type == "html"
-    assert doc.text() == "# The clover\n\nThose who suffer. I will help them, said the fairy."
+    assert doc.text() == "The clover\n\nThose who suffer. I will help them, said the fairy."
+    assert [s.heading_path for s in doc.sections] == [("The clover",)]
 
 
 def test_rtf_written_on_a_mac_is_read_in_its_character_set():

@@ -29,7 +29,7 @@ FORMATS = {
 TEXT_TYPES = {"md", "txt", "html", "csv", "tsv", "py", "js", "ts", "java", "go", "rs", "c", "h",
               "cpp", "json", "yaml", "toml", "rst", "org", "tex"}
 BINARY_TYPES = {"pdf", "docx", "pptx", "xlsx", "ods", "odt", "odp", "epub", "rtf", "png", "jpg", "tiff"}
-READ_AS_TEXT = {"md", "txt", "html"}  # chunked by the plain chunker (no sections of their own)
+READ_AS_TEXT = {"md", "txt"}  # chunked by the plain chunker (no sections of their own)
 SUPPORTED = ("Markdown, text, HTML, PDF, Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, CSV/TSV, "
              "source files and pictures")
 

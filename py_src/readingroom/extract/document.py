@@ -33,7 +33,7 @@ class Section:
 @dataclass
 class Document:
     """``doc_type`` is what the file is (docx, xlsx, py ...); ``markdown`` asks the chunker
-    to split the single section's text at its own ``#`` headings (Markdown and HTML)."""
+    to split the single section's text at its own ``#`` headings (Markdown)."""
 
     doc_type: str
     sections: list[Section] = field(default_factory=list)

@@ -8,10 +8,9 @@ from __future__ import annotations
 from urllib.parse import unquote
 from xml.etree import ElementTree as ET
 
-from ..ingest.chunking import HEADING, markdown_sections
 from ..errors import CorruptFile, EmptyDocument, Encrypted
 from .document import Document, Section
-from .html import _Text, html_to_text
+from .html import _Text, html_to_text, sections as html_sections
 from .text import markdown_tables
 from .zipped import Package, local, resolve
 
@@ -118,20 +117,6 @@ def _titles(pkg: Package, opf_path: str, manifest: dict[str, tuple[str, str, str
     return out
 
 
-def _plain_headings(body: str) -> str:
-    """A section's opening heading lines (a chapter's "# The storm", a bare heading folded into
-    the next) as their words, as every other format's sections begin: the heading path says
-    what they are, and a person reads no "#" in the book."""
-    lines = body.split("\n")
-    for i, line in enumerate(lines):
-        m = HEADING.match(line)
-        if m:
-            lines[i] = m.group(2)
-        elif line.strip():
-            break
-    return "\n".join(lines)
-
-
 def read(name: str, data: bytes) -> Document:
     pkg = Package(name, data, "an EPUB e-book")
     pkg.expect("META-INF/container.xml")
@@ -154,14 +139,12 @@ def read(name: str, data: bytes) -> Document:
         text = markdown_tables(html_to_text(pkg.raw(href).decode("utf-8", "replace")))
         if not text.strip():
             continue
-        parts = markdown_sections(text)
+        parts = html_sections(text)
         title = titles.get(href) or next((p.heading_path[0] for p in parts if p.heading_path), "")
         base = (title,) if title else (f"Chapter {chapters}",)
         for p in parts:
             inner = p.heading_path[1:] if p.heading_path[:1] == base else p.heading_path
-            body = _plain_headings(text[p.start:p.end].strip())
-            if body:
-                sections.append(Section(base + tuple(inner), body))
+            sections.append(Section(base + tuple(inner), p.text))
     if not sections:
         raise EmptyDocument(f"{name} has no text to index")
     return Document("epub", sections, pages=chapters)

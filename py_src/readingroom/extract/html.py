@@ -1,11 +1,12 @@
 """Text out of HTML (and EPUB chapters), as the chunker wants it.
 
 HTML becomes Markdown-like text: scripts, styles and other non-content elements are
-dropped, block elements end lines, ``<h1>``–``<h6>`` become ``#`` headings so HTML gets the
-same heading-aware chunking as Markdown, list items keep a marker, and a table becomes a
-pipe table (its first row the header), whole when it fits and cut by rows with the header
-repeated otherwise. It runs in Python on both sides, so a page's text is the same natively
-and in the browser.
+dropped, block elements end lines, ``<h1>``–``<h6>`` become ``#`` headings, list items keep a
+marker, and a table becomes a pipe table (its first row the header), whole when it fits and
+cut by rows with the header repeated otherwise. ``sections`` then cuts that text at its
+headings, as Markdown is cut: each section has the path of headings above it and opens with
+its heading's words, without the ``#`` a person never wrote. It runs in Python on both sides,
+so a page's text is the same natively and in the browser.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from .document import table_blocks
+from ..ingest.chunking import HEADING, markdown_sections
+from .document import Section, table_blocks
 from .numbering import label
 
 _SKIP = {"script", "style", "noscript", "template", "head", "svg", "iframe", "object"}
@@ -223,3 +225,24 @@ def html_to_text(html: str) -> str:
             fenced = not fenced
         lines.append(line.rstrip() if (fenced or verbatim) and line != FENCE else " ".join(line.split()))
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def plain_headings(body: str) -> str:
+    """A section's opening heading lines (a chapter's "# The storm", a bare heading folded into
+    the next) as their words, as every other format's sections begin: the heading path says
+    what they are, and a person reads no "#" in a web page or a book."""
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        m = HEADING.match(line)
+        if m:
+            lines[i] = m.group(2)
+        elif line.strip():
+            break
+    return "\n".join(lines)
+
+
+def sections(text: str) -> list[Section]:
+    """``html_to_text``'s text cut at its headings: each section under the path of headings
+    above it, opening with its heading's words (``plain_headings``); none without text."""
+    return [Section(p.heading_path, body) for p in markdown_sections(text)
+            if (body := plain_headings(text[p.start:p.end].strip()))]

@@ -11,7 +11,7 @@ import re
 
 from ..errors import DocumentTooLarge, NotText
 from .document import Document, Section, table_blocks
-from .html import html_to_text
+from .html import html_to_text, sections as html_sections
 
 MAX_TEXT_BYTES = 10 * 1024 * 1024
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -91,7 +91,7 @@ def markdown_tables(text: str) -> str:
 
 def read_text(name: str, text: str, doc_type: str) -> Document:
     if doc_type == "html":
-        return Document("html", [Section((), html_to_text(text))], markdown=True)
+        return Document("html", html_sections(html_to_text(text)))
     if doc_type == "md":
         return Document("md", [Section((), markdown_tables(text))], markdown=True)
     return Document(doc_type, [Section((), text)])
