@@ -110,13 +110,14 @@ def test_a_web_pages_headings_are_its_heading_path_and_read_without_hashes(libra
     """<h1>–<h3> say where a passage is ("guide.html · Boats > Hire") and open their sections
     as the words the page shows: no "# Boats" line a person never wrote, in the stored text or
     in what search returns."""
-    page = (b"<html><body><h1>Boats</h1><p>The harbour has twelve moorings.</p><h2>Hire</h2>"
+    page = (b"<html><body><h2> </h2><h1>Boats</h1><p>The harbour has twelve moorings.</p><h2>Hire</h2>"
             b"<p>A rowing boat costs nine crowns an hour.</p><h3>Deposits</h3><p>Keep the receipt.</p>"
             b"<pre><code># a comment, not a heading\nprint(1)</code></pre></body></html>")
     doc = extract("guide.html", page)
     assert [(s.heading_path, s.text.split("\n")[0]) for s in doc.sections] == [
         (("Boats",), "Boats"), (("Boats", "Hire"), "Hire"), (("Boats", "Hire", "Deposits"), "Deposits")]
     assert "\n# a comment, not a heading\n" in doc.text() and "# Boats" not in doc.text()
+    assert doc.text().startswith("Boats\n")  # an empty heading (a spacer) leaves no "#" behind
     [out] = run(library.add([NewDocument("guide.html", data=page)]))
     assert out.status == "added", out.error
     [hit] = run(library.retrieve("rowing boat per hour", {"mode": "lexical", "k": 1})).results

@@ -95,6 +95,7 @@ class _Text(HTMLParser):
         self.tables: list[list[list[str]]] = []  # open tables (nested ones too): rows of cells
         self.lists: list[list] = []  # open lists: [tag, the last item's number, its format]
         self.heading = False  # inside <h1>-<h6>: its text stays on the heading's line
+        self.heading_at = 0  # where its "#" marks are in parts
         self.pre = 0  # inside <pre>: its lines keep their indentation
         self.pre_at = 0  # where the open <pre> began in ``parts``
         self.code = False  # the open <pre> is code (a <code> in it, or a code class on it or around it)
@@ -149,6 +150,7 @@ class _Text(HTMLParser):
             kind, n, fmt = self.lists[-1]
             self.parts.append(f"{label(n, fmt)}. " if kind == "ol" else "- ")
         if re.fullmatch(r"h[1-6]", tag) and not self.skip:
+            self.heading_at = len(self.parts)
             self.parts.append("#" * int(tag[1]) + " ")
             self.heading = True
 
@@ -190,8 +192,10 @@ class _Text(HTMLParser):
             self.parts.append("\n\n")
         elif tag in _BLOCK:
             self.parts.append("\n\n")
-        if re.fullmatch(r"h[1-6]", tag):
+        if re.fullmatch(r"h[1-6]", tag) and self.heading:
             self.heading = False
+            if not "".join(self.parts[self.heading_at + 1:]).strip():
+                self.parts[self.heading_at] = ""  # an empty heading (a spacer, an icon) leaves no "#" behind
 
     def _cell(self, text: str) -> None:
         rows = self.tables[-1]
