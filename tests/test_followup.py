@@ -61,6 +61,8 @@ def test_a_question_that_stands_alone_is_searched_as_asked(question):
     "Do objects that compare equal need to have the same hash?",
     "What is a generator?",  # one word of its own, and yet it asks what one thing is
     "What does NaN mean?",
+    "What does < mean when I use it between two sets?",  # "it": the operator, named before "when"
+    "What happens to a file if an error is raised inside it?",
 ])
 def test_a_question_whose_pronoun_points_inside_it_or_at_nothing_is_searched_as_asked(question):
     assert not is_followup(question)
@@ -71,6 +73,7 @@ def test_a_question_whose_pronoun_points_inside_it_or_at_nothing_is_searched_as_
     "What is a guard in it?", "Is it stable?", "When did he die?", "Who is she?",
     "What is the default?", "Which one is faster?", "How do I chain it to another exception?",
     "Does it still help when the parent class doesn't use it?", "Is there a limit on them?",
+    "Can I use ** on it?", "What if I call it twice?",
 ])
 def test_a_question_whose_pronoun_points_at_an_earlier_turn_is_a_follow_up(question):
     assert is_followup(question)

@@ -11,7 +11,6 @@ and a message a person can act on, never an exception.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -180,16 +179,10 @@ async def ask(index, embedder: Embedder | None, question: str, history: Sequence
     return _done(out, ms, t0, ev)
 
 
-# What a question names besides words: a mark glued to the front of a word ("!a", "-v", "@x";
-# not an opening bracket or quote), or any mark that is not a sentence's own punctuation
-# (operators "**" "<", symbols, "🚲").
-_NAMES_BY_MARKS = re.compile(r"[^\w\s'’\"“‘(\[¿¡«]\w|[^\w\s.,?!;:'\"()\[\]…¿¡«»“”‘’-]")
-
-
 def names_nothing(question: str) -> bool:
     """Nothing to look for: no word but stopwords ("why?", "is it?", "the of and to") and no
     code or symbol either ("What does ** do?", "And !a?", "🚲?" each name something)."""
-    return not content_words(question) and not _NAMES_BY_MARKS.search(question)
+    return not content_words(question) and not followup.NAMES_BY_MARKS.search(question)
 
 
 def _done(out: Answer, ms: dict, t0: float, ev: coverage.Evidence | None) -> Answer:

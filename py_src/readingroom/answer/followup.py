@@ -47,6 +47,14 @@ _DUMMY_IT = re.compile(
 # A back-pointing word after this many words of the question's own subject most likely points
 # at them ("… a variable before the global statement that declares it"), not at an earlier turn.
 OWN_BEFORE = 2
+# ...and so does one in a clause that opens after the question has named its subject, by a word
+# or by code: "What does < mean when I use it between two sets?", "What happens to a file if an
+# error is raised inside it?".
+_SUBORDINATE = re.compile(r"\b(?:when|whenever|if|while|after|before|once|because|unless|until)\b", re.IGNORECASE)
+# What a question names besides words: a mark glued to the front of a word ("!a", "-v", "@x";
+# not an opening bracket or quote), or any mark that is not a sentence's own punctuation
+# (operators "**" "<", symbols, "🚲").
+NAMES_BY_MARKS = re.compile(r"[^\w\s'’\"“‘(\[¿¡«]\w|[^\w\s.,?!;:'\"()\[\]…¿¡«»“”‘’-]")
 # "this"/"that" point back when they stand alone or open the question ("what does that do",
 # "is this allowed"), not as a conjunction after a noun ("the error that it raises").
 _DEMONSTRATIVE = re.compile(
@@ -99,16 +107,26 @@ def own_terms(text: str) -> list[str]:
 def _points_back(question: str) -> bool:
     """A word that points back at an earlier turn: one of ``_ANAPHORA`` that is not one of the
     uses that point at nothing, with fewer than ``OWN_BEFORE`` of the question's own subject
-    words before it; "one" before a word of the subject is a number ("one element")."""
+    words before it and not in a clause opened after the question named its subject
+    (``_SUBORDINATE``); "one" before a word of the subject is a number ("one element")."""
     q = _DUMMY_IT.sub(" ", _SUCH_AS.sub(" ", _EXISTENTIAL.sub(" ", question)))
     own = set(own_terms(question))
+
+    def named(text: str) -> int:
+        return sum(1 for w in content_words(text) if w in own)
+
     for m in _ANAPHORA.finditer(q):
         word = m.group(0).lower()
         after = re.match(r"\s+(\w+)", q[m.end():])
         if word == "one" and after and after.group(1).lower() in own:
             continue
-        if sum(1 for w in content_words(q[:m.start()]) if w in own) < OWN_BEFORE:
-            return True
+        before = q[:m.start()]
+        if named(before) >= OWN_BEFORE:
+            continue
+        opens = [c.start() for c in _SUBORDINATE.finditer(before)]
+        if opens and (named(before[:opens[-1]]) or NAMES_BY_MARKS.search(before[:opens[-1]])):
+            continue
+        return True
     return False
 
 
