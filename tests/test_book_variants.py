@@ -101,6 +101,30 @@ def test_hidden_elements_are_not_read():
     assert html_to_text(html) == "Opened 1 July 1879.\n\nAfter."
 
 
+def test_hidden_elements_nested_in_each_other_or_holding_lists_leave_nothing_behind():
+    """A hidden block inside another of the same tag kept the outer one open to the end of the
+    page (everything after it was lost); a hidden list left its "-" markers as lines."""
+    assert html_to_text('<div hidden><div style="display:none">a</div></div><p>After.</p>') == "After."
+    assert html_to_text('<div style="display:none"><ul><li>menu</li></ul><table><tr><td>x</td></tr></table>'
+                        '</div><ul><li>kept</li></ul>') == "- kept"
+
+
+def test_a_sites_menus_are_not_read_unless_the_page_is_nothing_else():
+    """``<nav>`` and ``role="navigation"`` (a documentation page's sidebar, its next/previous
+    bar) are the site's links, not the page's text: their titles would match every question.
+    A page of nothing but menus (a site map) is read with them."""
+    page = ('<div class="related" role="navigation"><ul><li><a href="i.html">index</a></li></ul></div>'
+            '<nav><ul><li>Home</li><li>About</li></ul></nav><div class="body"><h1>Boats</h1>'
+            '<p>A rowing boat costs nine crowns an hour.</p></div>'
+            '<div class="sphinxsidebar" role="navigation"><h3>Table of Contents</h3><ul><li>1. Whetting'
+            '</li></ul></div><footer><p>Printed 2026</p></footer>')
+    doc = extract("boats.html", page.encode())
+    assert doc.text() == "Boats\n\nA rowing boat costs nine crowns an hour.\n\nPrinted 2026"
+    assert [s.heading_path for s in doc.sections] == [("Boats",)]
+    site_map = extract("map.html", b'<nav><ul><li><a href="a.html">Boats</a></li><li><a href="b.html">Tides</a></li></ul></nav>')
+    assert site_map.text() == "- Boats\n\n- Tides"
+
+
 def test_a_heading_whose_markup_spans_lines_stays_one_heading():
     html = "<h2><span>[REQUIRED]</span>\n   <span>test-1</span> Rendering<br/>of sums</h2><p>Sums\nare drawn.</p>"
     assert html_to_text(html) == "## [REQUIRED] test-1 Rendering of sums\n\nSums\nare drawn."

@@ -38,7 +38,7 @@ class _Links(_Text):
     """The nav document's links: (href, title, depth in its list, in the contents nav) in order."""
 
     def __init__(self):
-        super().__init__()
+        super().__init__(navigation=True)  # the contents are what it reads
         self.links: list[tuple[str, str, int, bool]] = []
         self.href: str | None = None
         self.navs: list[bool] = []  # the open <nav> elements: is each the table of contents?

@@ -41,6 +41,13 @@ def _hidden(attrs) -> bool:
                for k, v in attrs)
 
 
+def _navigation(tag: str, attrs) -> bool:
+    """A site's menus: ``<nav>`` or ``role="navigation"`` (a documentation page's sidebar, its
+    "next / previous" bar). Their links are the site's, not the page's text, and a list of
+    twenty titles would match every question by its words."""
+    return tag == "nav" or any(k == "role" and (v or "").strip().lower() == "navigation" for k, v in attrs)
+
+
 def _span(attrs, name: str, most: int) -> int:
     value = next((v for k, v in attrs if k == name), None) or "1"
     return min(most, int(value)) if value.strip().isdigit() and int(value) > 0 else 1
@@ -88,8 +95,9 @@ _VOID = {"br", "hr", "img", "input", "meta", "link", "area", "base", "col", "emb
 
 
 class _Text(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, navigation: bool = False) -> None:
         super().__init__(convert_charrefs=True)
+        self.navigation = navigation  # read menus too (an e-book's contents, a page of nothing else)
         self.parts: list[str] = []
         self.skip = 0
         self.tables: list[list[list[str]]] = []  # open tables (nested ones too): rows of cells
@@ -103,14 +111,17 @@ class _Text(HTMLParser):
         self.hidden: list[list] = []  # open hidden elements (display:none, ``hidden``): [tag, depth]
 
     def handle_starttag(self, tag: str, attrs) -> None:
-        if self.hidden and tag == self.hidden[-1][0] and tag not in _VOID:
-            self.hidden[-1][1] += 1
-        if tag in _SKIP or (tag not in _VOID and _hidden(attrs)):
-            if tag not in _VOID:
+        closes = tag not in _VOID
+        if tag in _SKIP or (closes and (_hidden(attrs) or (not self.navigation and _navigation(tag, attrs)))):
+            if closes:
                 self.skip += 1
                 if tag not in _SKIP:
-                    self.hidden.append([tag, 1])
+                    self.hidden.append([tag, 1])  # its own end tag closes it, however deep it nests
             return
+        if self.hidden and tag == self.hidden[-1][0] and closes:
+            self.hidden[-1][1] += 1
+        if self.skip:
+            return  # inside what is not read: no list marker, table or line of its own
         if self.tables:
             rows = self.tables[-1]
             if tag == "table":
@@ -163,7 +174,10 @@ class _Text(HTMLParser):
             return
         if tag in _SKIP:
             self.skip = max(0, self.skip - 1)
-        elif tag == "table" and self.tables:
+            return
+        if self.skip:
+            return
+        if tag == "table" and self.tables:
             rows = [r for r in _grid(self.tables.pop()) if any(c.strip() for c in r)]
             flat = table_blocks(rows) if rows else ""
             if self.tables:
@@ -213,8 +227,9 @@ class _Text(HTMLParser):
             self.parts.append(data.replace("\n", " ") if self.heading else data)  # a heading is one line
 
 
-def html_to_text(html: str) -> str:
-    parser = _Text()
+def html_to_text(html: str, navigation: bool = False) -> str:
+    """The page's text (``navigation``: its menus too)."""
+    parser = _Text(navigation)
     parser.feed(html)
     parser.close()
     while parser.tables:  # a table never closed still counts
