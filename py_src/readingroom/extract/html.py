@@ -148,7 +148,7 @@ class _Text(HTMLParser):
             self.parts.append("\n\n")
         if tag == "div":
             self.divs.append(_codeish(attrs))
-        if tag == "pre" and not self.skip:
+        if tag == "pre":
             self.pre += 1
             if self.pre == 1:
                 self.pre_at, self.code = len(self.parts), _codeish(attrs) or any(self.divs)
@@ -160,7 +160,7 @@ class _Text(HTMLParser):
             self.lists[-1][1] = int(value) if value.lstrip("-").isdigit() else self.lists[-1][1] + 1
             kind, n, fmt = self.lists[-1]
             self.parts.append(f"{label(n, fmt)}. " if kind == "ol" else "- ")
-        if re.fullmatch(r"h[1-6]", tag) and not self.skip:
+        if re.fullmatch(r"h[1-6]", tag):
             self.heading_at = len(self.parts)
             self.parts.append("#" * int(tag[1]) + " ")
             self.heading = True
