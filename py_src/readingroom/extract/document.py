@@ -32,12 +32,11 @@ class Section:
 
 @dataclass
 class Document:
-    """``doc_type`` is what the file is (docx, xlsx, py ...); ``markdown`` asks the chunker
-    to split the single section's text at its own ``#`` headings (Markdown)."""
+    """``doc_type`` is what the file is (docx, xlsx, py ...). Markdown and plain text come as
+    one section the chunker cuts itself (``READ_AS_TEXT``: Markdown at its own ``#`` headings)."""
 
     doc_type: str
     sections: list[Section] = field(default_factory=list)
-    markdown: bool = False
     notes: list[str] = field(default_factory=list)  # what was capped or left out, in words
     pages: int | None = None  # PDF pages, slides or sheets: the unit the bench counts
 

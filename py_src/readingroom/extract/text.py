@@ -94,5 +94,5 @@ def read_text(name: str, text: str, doc_type: str) -> Document:
         # a page of nothing but menus (a site map) is read with them
         return Document("html", html_sections(html_to_text(text) or html_to_text(text, navigation=True)))
     if doc_type == "md":
-        return Document("md", [Section((), markdown_tables(text))], markdown=True)
+        return Document("md", [Section((), markdown_tables(text))])
     return Document(doc_type, [Section((), text)])

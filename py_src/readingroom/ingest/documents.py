@@ -81,10 +81,7 @@ def prepare_document(doc: NewDocument, settings: ChunkSettings) -> tuple[Documen
         raise unsupported(doc.name, doc_type)
     # whatever a reader let through, text stored is whole characters (a lone surrogate cannot be UTF-8)
     extracted = whole(_extracted(doc, doc_type))
-    if extracted.markdown:
-        text = extracted.text()
-        chunks = chunk_text(text, "md", settings)
-    elif doc_type in READ_AS_TEXT:
+    if doc_type in READ_AS_TEXT:  # Markdown is cut at its own headings by the chunker
         text = extracted.text()
         chunks = chunk_text(text, doc_type, settings)
     else:
