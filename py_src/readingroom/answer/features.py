@@ -142,7 +142,7 @@ NAMES = (
     + [f"kind_{k}" for k in KINDS]
     + ["has_year", "has_month", "has_number", "has_place", "has_name", "has_reason", "decides",
        "defines", "when_x_date", "number_x_number", "who_x_name", "where_x_place", "why_x_reason",
-       "yesno_x_decides", "yesno_x_defines"]
+       "yesno_x_decides", "yesno_x_defines", "match", "match_gap"]
 )
 
 
@@ -153,13 +153,16 @@ def _flags(text: str) -> tuple[float, ...]:
             float(bool(_DECIDES.search(text))), float(bool(_DEFINES.search(text))))
 
 
-def matrix(q: Question, cands: Sequence[Candidate], cos: np.ndarray | None = None) -> np.ndarray:
-    """One row of ``NAMES`` per candidate. ``cos``: each sentence's cosine to the question
-    (None without vectors: zeros, and the scorer leans on words)."""
+def matrix(q: Question, cands: Sequence[Candidate], cos: np.ndarray | None = None,
+           match: np.ndarray | None = None) -> np.ndarray:
+    """One row of ``NAMES`` per candidate. ``cos``: each sentence's cosine to the question;
+    ``match``: the learned match of the two embeddings (``model.SentenceModel.match``); both
+    None without vectors: zeros, and the scorer leans on words."""
     n = len(cands)
     if n == 0:
         return np.zeros((0, len(NAMES)), dtype=np.float32)
     cos = np.zeros(n) if cos is None else np.asarray(cos, dtype=np.float64)
+    match = np.zeros(n) if match is None else np.asarray(match, dtype=np.float64)
     before = [lexical_share(q.terms, c.before) if c.before else 0.0 for c in cands]
     idf = weighted_shares(q.terms, [c.scored_text for c in cands])
     shares = [c.lexical for c in cands]
@@ -184,5 +187,6 @@ def matrix(q: Question, cands: Sequence[Candidate], cos: np.ndarray | None = Non
             code, qn, *kinds, *f,
             kinds[1] * max(yr, mo), kinds[3] * num, kinds[0] * name, kinds[2] * place,
             kinds[4] * reason, kinds[7] * decides, kinds[7] * defines,
+            match[i], match[i] - match.max(),
         ])
     return np.asarray(rows, dtype=np.float32)

@@ -75,8 +75,8 @@ def score(question: str, cands: Sequence[Candidate], query_vec: np.ndarray | Non
     q = F.Question.of(question)
     cos = (np.asarray(vecs, dtype=np.float64) @ np.asarray(query_vec, dtype=np.float64)
            if query_vec is not None and vecs is not None and len(cands) else None)
-    x = F.matrix(q, cands, cos)
     m = model or load()[0]
+    x = F.matrix(q, cands, cos, m.match(query_vec, vecs) if cos is not None else None)
     return Scored(q, list(cands), x, m.logits(x), cos)
 
 

@@ -46,7 +46,9 @@ def features_of(r: dict, n: int | None = None) -> np.ndarray:
     from ..answer.candidates import Candidate
 
     cos = None if r["cos"] is None else r["cos"][:n]
-    return F.matrix(F.Question.of(r["q"]), [Candidate(**c) for c in r["cands"][:n]], cos)
+    match = r.get("match")
+    return F.matrix(F.Question.of(r["q"]), [Candidate(**c) for c in r["cands"][:n]], cos,
+                    None if match is None or cos is None else match[:n])
 
 
 def candidate_curve(rows: list[dict], model: M.SentenceModel, sizes=(40, 32, 24, 16)) -> dict:

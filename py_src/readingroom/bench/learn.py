@@ -87,3 +87,44 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 30
         hess = (z * (p * (1 - p))[:, None]).T @ z + l2 * np.eye(len(w))
         w -= np.linalg.solve(hess, grad)
     return {"mean": mean.tolist(), "scale": scale.tolist(), "w": w[:-1].tolist(), "b": float(w[-1])}
+
+
+def fit_bilinear(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]], rank: int = 16, epochs: int = 300,
+                 lr: float = 0.01, l2: float = 1e-3, seed: int = 1) -> dict:
+    """A question-to-sentence match learned over the embeddings: ``(V^T s) . (U^T q)`` beside a
+    scaled cosine, trained per question with a softmax over its candidates like the scorer.
+    Groups of (question vector (D,), sentence vectors (n, D), labels (n,)) with at least one
+    positive label each. Returns ``u`` and ``v`` (D, rank) and the cosine's scale ``a``."""
+    width = max(len(s) for _, s, _ in groups)
+    d = len(groups[0][0])
+    Q = np.stack([np.asarray(q, np.float32) for q, _, _ in groups])
+    S = np.zeros((len(groups), width, d), np.float32)
+    Y = np.zeros((len(groups), width))
+    M = np.zeros((len(groups), width), dtype=bool)
+    for g, (_, s, y) in enumerate(groups):
+        S[g, :len(s)], Y[g, :len(s)], M[g, :len(s)] = s, y, True
+    cos = np.einsum("gd,gnd->gn", Q, S)
+    rng = np.random.default_rng(seed)
+    p = {"u": rng.normal(0, 0.05, (d, rank)), "v": rng.normal(0, 0.05, (d, rank)), "a": np.array([10.0])}
+    m = {k: np.zeros_like(x) for k, x in p.items()}
+    v = {k: np.zeros_like(x) for k, x in p.items()}
+    flat = S.reshape(-1, d)
+    for t in range(1, epochs + 1):
+        qu = Q @ p["u"]  # (G, r)
+        sv = (flat @ p["v"]).reshape(len(groups), width, rank)  # (G, N, r)
+        sc = p["a"][0] * cos + np.einsum("gr,gnr->gn", qu, sv)
+        sc = np.where(M, sc, -1e9)
+        sc = sc - sc.max(axis=1, keepdims=True)
+        e = np.exp(sc) * M
+        P = e / e.sum(axis=1, keepdims=True)
+        pos = (P * Y).sum(axis=1)
+        dS = (P - P * Y / pos[:, None]) * M / len(groups)
+        g = {"a": np.array([(dS * cos).sum()]),
+             "u": Q.T @ np.einsum("gn,gnr->gr", dS, sv) + l2 * p["u"],
+             "v": np.einsum("gn,gnd->gd", dS, S).T @ qu + l2 * p["v"]}
+        for k in p:
+            m[k] = 0.9 * m[k] + 0.1 * g[k]
+            v[k] = 0.999 * v[k] + 0.001 * g[k] ** 2
+            p[k] -= lr * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
+    return {"u": p["u"], "v": p["v"], "a": float(p["a"][0]),
+            "final_loss": float(-np.log(np.maximum(pos, 1e-12)).mean())}

@@ -178,6 +178,7 @@ def main(argv=None) -> int:
     ap.add_argument("--hidden", type=int, default=8)
     ap.add_argument("--epochs", type=int, default=2000)
     ap.add_argument("--l2", type=float, default=0.01)  # 0.05 and 0.002 did worse on the held-back articles
+    ap.add_argument("--rank", type=int, default=16, help="dimensions of the learned question-sentence match")
     ap.add_argument("--groups", default=",".join(qa_data.TRAIN_GROUPS),
                     help="training groups of qa_data.TRAIN_GROUPS, comma-separated")
     a = ap.parse_args(argv)
@@ -194,7 +195,36 @@ def main(argv=None) -> int:
         for part, rows in group_rows(a, name).items():
             sets[part] += rows
     a.files = [f for g in names for f in qa_data.TRAIN_GROUPS[g][0]]
-    return finish(a, sets)
+    a.match = add_match(sets, a.rank)
+    return finish(a, refeature(sets))
+
+
+MATCH_FOLDS = 4
+
+
+def add_match(sets: dict, rank: int) -> dict:
+    """Each row's learned match (``r["match"]``, over all its candidates): the train rows' from
+    projections fitted on the other folds of the train questions (so the scorer never learns
+    from a match fitted to its own labels), the held-back and left-out rows' from projections
+    fitted on all of them, which are the ones shipped."""
+    def fit(rows):
+        groups = [(r["qv"], r["vecs"][:len(r["y"])], r["y"]) for r in rows
+                  if r["qv"] is not None and len(r["y"]) and r["y"].any()]
+        return learn.fit_bilinear(groups, rank=rank)
+
+    def put(params, rows):
+        sm = M.SentenceModel((), np.zeros(0), np.ones(0), np.zeros((0, 1)), np.zeros(1), np.zeros(1), 0.0,
+                             u=params["u"], v=params["v"])
+        for r in rows:
+            r["match"] = sm.match(r["qv"], r["vecs"]) if r["qv"] is not None else None
+
+    train = sets["train"]
+    for k in range(MATCH_FOLDS):
+        put(fit([r for i, r in enumerate(train) if i % MATCH_FOLDS != k]), train[k::MATCH_FOLDS])
+    params = fit(train)
+    put(params, sets["held"] + sets["outside"])
+    print(f"  match: rank {rank}, cosine scale {params['a']:.2f}, loss {params['final_loss']:.4f}", file=sys.stderr)
+    return params
 
 
 def group_rows(a, name: str) -> dict[str, list[dict]]:
@@ -287,7 +317,9 @@ def finish(a, sets: dict) -> int:
             "questions": {k: len(v) for k, v in sets.items()}, "learning_curve": curve, "baseline": base,
             "keep_share": keep, "candidates_scored": sizes, "continue_below": cont,
             "coverage_held_back": {"false_refusals": KEEP_FALSE_REFUSALS, "left_out_refused": round(refused_out, 4)}}
-    out = {"meta": meta, "sentence": {"names": list(F.NAMES), **{k: params[k] for k in ("mean", "scale", "lo", "hi", "w1", "b1", "w2", "b2")}},
+    match = {k: np.round(a.match[k], 5).tolist() for k in ("u", "v")}
+    out = {"meta": meta, "sentence": {"names": list(F.NAMES), **{k: params[k] for k in ("mean", "scale", "lo", "hi", "w1", "b1", "w2", "b2")},
+                                      **match},
            "coverage": {"names": list(coverage.NAMES), **{k: cov[k] for k in ("mean", "scale", "w", "b")},
                         "threshold": round(threshold, 6)}}
     a.out.write_text(json.dumps(out, indent=None, separators=(",", ":")) + "\n")
