@@ -37,6 +37,26 @@ def pad(groups: list[tuple[np.ndarray, np.ndarray]], width: int) -> tuple[np.nda
     return X, Y, M
 
 
+def listwise_gradient(scores: np.ndarray, Y: np.ndarray, M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The softmax over each question's candidates (rows of ``scores``, ``M`` marking the real
+    ones): the gradient of the mean of minus the log of the probability given to the positives
+    ``Y`` (d/dS = P - P*Y/pos), and that probability per question."""
+    S = np.where(M, scores, -1e9)
+    S = S - S.max(axis=1, keepdims=True)
+    E = np.exp(S) * M
+    P = E / E.sum(axis=1, keepdims=True)
+    pos = (P * Y).sum(axis=1)
+    return (P - P * Y / pos[:, None]) * M / len(scores), pos
+
+
+def adam_step(p: dict, g: dict, m: dict, v: dict, t: int, lr: float) -> None:
+    """One Adam step on the parameters ``p`` (in place) from gradients ``g``."""
+    for k in p:
+        m[k] = 0.9 * m[k] + 0.1 * g[k]
+        v[k] = 0.999 * v[k] + 0.001 * g[k] ** 2
+        p[k] -= lr * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
+
+
 def fit_listwise(groups: list[tuple[np.ndarray, np.ndarray]], hidden: int = 16, epochs: int = 400,
                  lr: float = 0.01, l2: float = 1e-3, seed: int = 3) -> dict:
     """Groups of (features (n, F), labels (n,)) with at least one positive label each."""
@@ -55,22 +75,12 @@ def fit_listwise(groups: list[tuple[np.ndarray, np.ndarray]], hidden: int = 16, 
     v = {k: np.zeros_like(v) for k, v in p.items()}
     for t in range(1, epochs + 1):
         H = np.tanh(X @ p["w1"] + p["b1"])  # (G, N, h)
-        S = H @ p["w2"] + p["b2"][0]
-        S = np.where(M, S, -1e9)
-        S = S - S.max(axis=1, keepdims=True)
-        E = np.exp(S) * M
-        P = E / E.sum(axis=1, keepdims=True)
-        pos = (P * Y).sum(axis=1)
-        # d(-log sum_pos P)/dS = P - (P*Y)/pos
-        dS = (P - P * Y / pos[:, None]) * M / len(groups)
+        dS, pos = listwise_gradient(H @ p["w2"] + p["b2"][0], Y, M)
         g = {"w2": np.einsum("gn,gnh->h", dS, H) + l2 * p["w2"], "b2": np.array([dS.sum()])}
         dH = dS[..., None] * p["w2"] * (1 - H ** 2)
         g["w1"] = np.einsum("gnf,gnh->fh", X, dH) + l2 * p["w1"]
         g["b1"] = dH.sum(axis=(0, 1))
-        for k in p:
-            m[k] = 0.9 * m[k] + 0.1 * g[k]
-            v[k] = 0.999 * v[k] + 0.001 * g[k] ** 2
-            p[k] -= lr * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
+        adam_step(p, g, m, v, t, lr)
     return {"mean": mean.tolist(), "scale": scale.tolist(), "lo": lo.tolist(), "hi": hi.tolist(),
             "w1": p["w1"].tolist(),
             "b1": p["b1"].tolist(), "w2": p["w2"].tolist(), "b2": float(p["b2"][0]),
@@ -112,19 +122,10 @@ def fit_bilinear(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]], rank: 
     for t in range(1, epochs + 1):
         qu = Q @ p["u"]  # (G, r)
         sv = (flat @ p["v"]).reshape(len(groups), width, rank)  # (G, N, r)
-        sc = p["a"][0] * cos + np.einsum("gr,gnr->gn", qu, sv)
-        sc = np.where(M, sc, -1e9)
-        sc = sc - sc.max(axis=1, keepdims=True)
-        e = np.exp(sc) * M
-        P = e / e.sum(axis=1, keepdims=True)
-        pos = (P * Y).sum(axis=1)
-        dS = (P - P * Y / pos[:, None]) * M / len(groups)
+        dS, pos = listwise_gradient(p["a"][0] * cos + np.einsum("gr,gnr->gn", qu, sv), Y, M)
         g = {"a": np.array([(dS * cos).sum()]),
              "u": Q.T @ np.einsum("gn,gnr->gr", dS, sv) + l2 * p["u"],
              "v": np.einsum("gn,gnd->gd", dS, S).T @ qu + l2 * p["v"]}
-        for k in p:
-            m[k] = 0.9 * m[k] + 0.1 * g[k]
-            v[k] = 0.999 * v[k] + 0.001 * g[k] ** 2
-            p[k] -= lr * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
+        adam_step(p, g, m, v, t, lr)
     return {"u": p["u"], "v": p["v"], "a": float(p["a"][0]),
             "final_loss": float(-np.log(np.maximum(pos, 1e-12)).mean())}
