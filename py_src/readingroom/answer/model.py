@@ -1,6 +1,6 @@
 """The learned parts of the quick answer, scored with numpy in both runtimes.
 
-``weights.json`` (beside this module, ~0.2 MB) holds two small models trained natively by
+``weights.json`` (beside this module, ~0.1 MB) holds two small models trained natively by
 ``python -m readingroom.bench.train_answers`` on public question-answering sets (never on this
 project's own evaluation sets; sources, sha256 and figures are in the file itself):
 
