@@ -26,7 +26,7 @@ import hashlib
 import json
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -213,8 +213,7 @@ def add_match(sets: dict, rank: int) -> dict:
         return learn.fit_bilinear(groups, rank=rank)
 
     def put(params, rows):
-        sm = M.SentenceModel((), np.zeros(0), np.ones(0), np.zeros((0, 1)), np.zeros(1), np.zeros(1), 0.0,
-                             u=params["u"], v=params["v"])
+        sm = replace(ZERO, u=params["u"], v=params["v"])
         for r in rows:
             r["match"] = sm.match(r["qv"], r["vecs"]) if r["qv"] is not None else None
 
