@@ -77,6 +77,7 @@ class Hit:
     vector_sim: float | None = None  # cosine similarity
     lexical_rank: int | None = None
     lexical_score: float | None = None  # -bm25, larger is better
+    name_rank: int | None = None  # 1-based rank in the name leg (search/names.py)
     fused: float = 0.0
     boosts: dict = field(default_factory=dict)  # name -> factor applied
     score: float = 0.0  # fused x boosts: what final order uses

@@ -259,7 +259,7 @@ def test_debug_view_shows_every_candidate_timings_counts_and_context(page):
     assert debug.is_visible()
     headers = debug.locator("table.evidence th").all_inner_texts()
     assert headers == ["#", "document", "chunk", "page", "vector rank", "similarity", "lexical rank",
-                       "BM25", "fused", "boosts", "score", "dropped"]
+                       "BM25", "name rank", "fused", "boosts", "score", "dropped"]
     result = page.evaluate("() => window.readingroom.query('sourdough proof')")
     rows = debug.locator("table.evidence tbody tr")
     assert rows.count() == len(result["evidence"]) >= 2
@@ -275,6 +275,15 @@ def test_debug_view_shows_every_candidate_timings_counts_and_context(page):
     first = rows.nth(0).locator("td").all_inner_texts()
     assert first[1] in ("notes.md", "bread.md") and first[4] != "–"  # found by the vector leg
     screenshot(page, "ui-debug")
+    # A question that names a document by its title: the debug view says so, and its passage,
+    # which never repeats the title, comes first with the name leg's rank.
+    page.evaluate("""() => window.readingroom.addDocuments([{name: 'Arsenic and Old Lace.md',
+        text: 'The play is set in the Brewster family home in Brooklyn, where two aunts serve elderberry wine.'}])""")
+    ask(page, "Where does Arsenic and Old Lace take place?")
+    page.wait_for_function("() => /Documents named: Arsenic and Old Lace\\.md/.test("
+                           "document.querySelector('#debug .debug-named')?.textContent ?? '')", timeout=WAIT_MS)
+    first = debug.locator("table.evidence tbody tr").nth(0).locator("td").all_inner_texts()
+    assert first[1] == "Arsenic and Old Lace.md" and first[8] == "1"
 
 
 def long_document(paragraphs: int) -> bytes:

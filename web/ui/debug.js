@@ -23,6 +23,7 @@ const COLUMNS = [
   ['similarity', (h) => num(h.vector_sim)],
   ['lexical rank', (h) => int(h.lexical_rank)],
   ['BM25', (h) => num(h.lexical_score)],
+  ['name rank', (h) => int(h.name_rank)],
   ['fused', (h) => num(h.fused, 4)],
   ['boosts', (h) => Object.entries(h.boosts ?? {}).map(([name, f]) => `${name} ×${f}`).join(', ') || '–'],
   ['score', (h) => num(h.score, 4)],
@@ -56,6 +57,10 @@ export function showDebug(result) {
   const parts = [];
   parts.push(el('p', 'debug-query', `Query: ${result.query ?? ''}${result.reason ? ` (reason: ${result.reason})` : ''}`));
   if (stats.terms?.length) parts.push(el('p', 'debug-terms', `Words searched: ${stats.terms.join(', ')}`));
+  // Documents the question names by their name's words (names.py): the name leg searched their chunks.
+  if (stats.named?.length) {
+    parts.push(el('p', 'debug-named', `Documents named: ${stats.named.map((d) => `${d.doc_name ?? d.doc_id} (${d.words.join(', ')})`).join('; ')}`));
+  }
   // How the query's syntax was read (syntax.py): said when wrong syntax was read as plain words.
   if (stats.syntax) {
     const { mode, read_as: readAs, note } = stats.syntax;

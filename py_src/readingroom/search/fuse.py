@@ -23,30 +23,37 @@ Normalisation = Literal["minmax", "zscore", "sigmoid", "none"]
 
 def _combine(bases: dict[int, Hit], legs, unjudged: Collection[int] = (), weights=(1.0, 1.0)) -> list[Hit]:
     """Sum each leg's contribution per chunk, keeping every leg's rank and raw score.
-    ``legs`` is ``[(is_vector, [(chunk_id, value)], [contribution per rank])]``; the ids in
-    ``unjudged`` have no vector yet, and their lexical contribution stands for both legs."""
+    ``legs`` is ``[(leg, [(chunk_id, value)], [contribution per rank])]``, ``leg`` one of
+    "vector", "lexical" and "name" (names.py: the chunks of documents the question names, by
+    meaning); the ids in ``unjudged`` have no vector yet, and their lexical contribution stands
+    for both legs."""
     fields: dict[int, dict] = {}
     both = (weights[0] + weights[1]) / weights[1] if unjudged and weights[1] > 0 else 1.0
-    for is_vector, items, contributions in legs:
+    for leg, items, contributions in legs:
         for rank, ((cid, value), c) in enumerate(zip(items, contributions), start=1):
             if cid not in bases:
                 continue
             f = fields.setdefault(cid, {"fused": 0.0})
-            if is_vector:
+            if leg == "vector":
                 f["vector_rank"], f["vector_sim"] = rank, value
-            else:
+            elif leg == "lexical":
                 f["lexical_rank"], f["lexical_score"] = rank, value
-            f["fused"] += c * both if not is_vector and cid in unjudged else c
+            else:
+                f["name_rank"] = rank
+            f["fused"] += c * both if leg == "lexical" and cid in unjudged else c
     return order(bases[cid].replaced(score=f["fused"], **f) for cid, f in fields.items())
 
 
 def rrf(vector: Sequence[tuple[int, float]], lexical: Sequence[tuple[int, float]],
         bases: dict[int, Hit], k: int = 60, weights: tuple[float, float] = (1.0, 1.0),
-        unjudged: Collection[int] = ()) -> list[Hit]:
-    """Hits scored by sum of ``w / (k + rank)`` over the legs that found them."""
+        unjudged: Collection[int] = (), named: Sequence[tuple[int, float]] = (),
+        name_weight: float = 0.0) -> list[Hit]:
+    """Hits scored by sum of ``w / (k + rank)`` over the legs that found them (``named``:
+    the name leg, weighed ``name_weight``)."""
     return _combine(bases, [
-        (True, vector, [weights[0] / (k + r) for r in range(1, len(vector) + 1)]),
-        (False, lexical, [weights[1] / (k + r) for r in range(1, len(lexical) + 1)]),
+        ("vector", vector, [weights[0] / (k + r) for r in range(1, len(vector) + 1)]),
+        ("lexical", lexical, [weights[1] / (k + r) for r in range(1, len(lexical) + 1)]),
+        ("name", named, [name_weight / (k + r) for r in range(1, len(named) + 1)]),
     ], unjudged, weights)
 
 
@@ -66,11 +73,14 @@ def normalise(values: Sequence[float], how: Normalisation) -> list[float]:
 
 def linear(vector: Sequence[tuple[int, float]], lexical: Sequence[tuple[int, float]],
            bases: dict[int, Hit], weights: tuple[float, float] = (0.5, 0.5),
-           how: Normalisation = "minmax", unjudged: Collection[int] = ()) -> list[Hit]:
-    """Hits scored by a weighted sum of each leg's normalised score (0 where a leg missed)."""
+           how: Normalisation = "minmax", unjudged: Collection[int] = (),
+           named: Sequence[tuple[int, float]] = (), name_weight: float = 0.0) -> list[Hit]:
+    """Hits scored by a weighted sum of each leg's normalised score (0 where a leg missed;
+    the name leg's value is its chunks' cosine, normalised with the vector leg's)."""
     return _combine(bases, [
-        (True, vector, [weights[0] * v for v in normalise([v for _, v in vector], how)]),
-        (False, lexical, [weights[1] * v for v in normalise([v for _, v in lexical], how)]),
+        ("vector", vector, [weights[0] * v for v in normalise([v for _, v in vector], how)]),
+        ("lexical", lexical, [weights[1] * v for v in normalise([v for _, v in lexical], how)]),
+        ("name", named, [name_weight * v for v in normalise([v for _, v in named], how)]),
     ], unjudged, weights)
 
 

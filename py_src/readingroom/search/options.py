@@ -27,6 +27,9 @@ class Options:
     weights: tuple[float, float] = (1.0, 2.0)
     normalisation: str = "minmax"  # for linear fusion: minmax | zscore | sigmoid | none
     floor: float = 0.25  # minimum cosine similarity in the vector leg
+    # The name leg (names.py): the best chunks, by meaning, of documents the question names,
+    # fused as a third leg with this weight (0: off).
+    name_weight: float = 1.0
     filters: Filters = field(default_factory=Filters)
     boosts: tuple[Boost, ...] = ()
     cap_key: str | None = "doc"  # diversity: at most cap_per_key hits per value of this key
@@ -97,8 +100,10 @@ class Options:
             raise BadInput(f"lift_vector must be a whole number, 0 or more, not {self.lift_vector!r}")
         if self.candidates > 4096:
             raise BadInput("candidates must be at most 4096")
-        for name in ("floor", "budget", "reserve"):
+        for name in ("floor", "budget", "reserve", "name_weight"):
             if not isinstance(getattr(self, name), (int, float)) or isinstance(getattr(self, name), bool):
                 raise BadInput(f"{name} must be a number")
+        if self.name_weight < 0:
+            raise BadInput("name_weight must be 0 (off) or more")
         if self.mmr_lambda is not None and not 0 <= self.mmr_lambda <= 1:
             raise BadInput("mmr_lambda must be between 0 and 1")

@@ -1,5 +1,6 @@
-"""Candidates from the two legs: vector KNN and BM25, in memory when the index keeps the
-matrices (vectors.py, bm25.py), else through ``vec0`` and FTS5.
+"""Candidates from the legs: vector KNN and BM25, in memory when the index keeps the
+matrices (vectors.py, bm25.py), else through ``vec0`` and FTS5; and the name leg, the best
+chunks by meaning of the documents a question names (names.py).
 
 A filtered search must never come back short when enough matching chunks exist. When the
 filter leaves few chunks we compute exact distances over just those; otherwise we
@@ -10,6 +11,7 @@ until we have enough or have seen everything.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 
@@ -18,6 +20,7 @@ from . import syntax
 from ..store import sqlite_sql as sql
 from .bm25 import LexicalIndex
 from .fts import match_expression
+from .names import CHUNKS_PER_NAMED, NameIndex, Named
 from .options import Options
 from ..records import Filters, Hit
 from ..seams import Store
@@ -69,6 +72,26 @@ def vector_candidates(store: Store, qvec: np.ndarray, n: int, f: Filters,
         sql.KNN_WITHIN.format(allowed=sql.ALLOWED.format(where=where)), (blob, *params, n)
     )
     return [(int(r), 1.0 - float(d)) for r, d in rows]
+
+
+def name_candidates(store: Store, names: NameIndex | None, qvec: np.ndarray, text: str, f: Filters,
+                    matrix: VectorMatrix | None = None, ef_search: int = Options.ef_search
+                    ) -> tuple[list[Named], list[tuple[int, float]]]:
+    """The documents ``text`` names (names.py) that the filters allow and that have vectors,
+    and their best ``CHUNKS_PER_NAMED`` chunks each by meaning, ``(chunk_id, cosine)`` best
+    first: the name leg. Empty without a name index (the leg is off, or the library is empty
+    or too large)."""
+    if names is None:
+        return [], []
+    named, leg = [], []
+    for m in names.named(text):
+        if f.doc_ids and m.doc_id not in f.doc_ids:
+            continue
+        found = vector_candidates(store, qvec, CHUNKS_PER_NAMED, replace(f, doc_ids=(m.doc_id,)), matrix, ef_search)
+        if found:
+            named.append(m)
+            leg += found
+    return named, sorted(leg, key=lambda t: (-t[1], t[0]))
 
 
 def _allowed_ids(store: Store, f: Filters) -> np.ndarray | None:

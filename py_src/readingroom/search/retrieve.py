@@ -18,6 +18,7 @@ from .. import reasons
 from ..ingest import pending as meaning_cover
 from ..errors import Cancelled, DatabaseUnavailable, EmbedderError, StorageError
 from .fts import terms
+from .names import Named
 from ..store.index import Index
 from .options import MAX_QUERY_CHARS, Options
 from ..records import Hit, Span
@@ -114,7 +115,8 @@ def _per_document(items: list[tuple[int, float]], bases: dict[int, Hit]) -> list
 
 
 def documents_of(vec: list[tuple[int, float]], lex: list[tuple[int, float]], bases: dict[int, Hit],
-                 ranked: list[Hit], options: Options, unjudged: set[int] = frozenset()) -> list[DocumentCandidate]:
+                 ranked: list[Hit], options: Options, unjudged: set[int] = frozenset(),
+                 named: list[tuple[int, float]] = ()) -> list[DocumentCandidate]:
     """Each document once, best first. The legs are fused at the document level: a document
     whose best lexical chunk and best vector chunk differ (a long abstract split in two)
     still gets credit from both, as it would if it had not been chunked. ``unjudged``: the
@@ -123,10 +125,11 @@ def documents_of(vec: list[tuple[int, float]], lex: list[tuple[int, float]], bas
     for h in ranked:  # best chunk of each document, for the snippet and the boosts
         best.setdefault(h.doc_id, h)
     legs = (_per_document(vec, bases), _per_document(lex, bases))
+    by_name = {"named": _per_document(named, bases), "name_weight": options.name_weight}
     if options.fusion == "rrf":
-        docs = fuse.rrf(*legs, best, k=options.rrf_k, weights=options.weights, unjudged=unjudged)
+        docs = fuse.rrf(*legs, best, k=options.rrf_k, weights=options.weights, unjudged=unjudged, **by_name)
     else:
-        docs = fuse.linear(*legs, best, weights=options.weights, how=options.normalisation, unjudged=unjudged)
+        docs = fuse.linear(*legs, best, weights=options.weights, how=options.normalisation, unjudged=unjudged, **by_name)
     docs = rerank.apply_boosts(docs, options.boosts)
     return [DocumentCandidate(h.doc_id, h.doc_name, h.doc_type, h.score, h.chunk_id, snippet(h.text))
             for h in docs[: options.documents]]
@@ -190,13 +193,19 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         check()
         vec: list[tuple[int, float]] = []
         floored: list[tuple[int, float]] = []
+        named: list[Named] = []
+        by_name: list[tuple[int, float]] = []
         if qvec is not None:
             vec = search.vector_candidates(index.store, qvec, options.candidates, options.filters,
                                            index.vector_matrix(), options.ef_search)
             vec, floored = rerank.floor_vector_leg(vec, options.floor)
         clock.lap("vector")
+        if qvec is not None:
+            named, by_name = search.name_candidates(index.store, index.name_index() if options.name_weight > 0 else None,
+                                                    qvec, text, options.filters, index.vector_matrix(), options.ef_search)
+            clock.lap("names")
         check()
-        ids = sorted(({c for c, _ in vec} | {c for c, _ in floored}) - bases.keys())
+        ids = sorted(({c for c, _ in vec} | {c for c, _ in floored} | {c for c, _ in by_name}) - bases.keys())
         bases.update(search.hits_for(index.store, ids, text=False))  # texts: below, for what is shown
         # a chunk still waiting for its vector has none: MMR counts it as unlike the rest
         mmr_vectors = ({h.chunk_id: v for h in bases.values() if (v := index.vector(h.chunk_id)) is not None}
@@ -216,10 +225,11 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         return RetrievalResult(query=query, reason=reasons.ERROR,
                                stats={"error": str(e), "timings_ms": clock.total()})
 
+    legs = {"named": by_name, "name_weight": options.name_weight}
     if options.fusion == "rrf":
-        fused = fuse.rrf(vec, lex, bases, k=options.rrf_k, weights=options.weights, unjudged=unjudged)
+        fused = fuse.rrf(vec, lex, bases, k=options.rrf_k, weights=options.weights, unjudged=unjudged, **legs)
     else:
-        fused = fuse.linear(vec, lex, bases, weights=options.weights, how=options.normalisation, unjudged=unjudged)
+        fused = fuse.linear(vec, lex, bases, weights=options.weights, how=options.normalisation, unjudged=unjudged, **legs)
     clock.lap("fuse")
 
     ranked = rerank.apply_boosts(fused, options.boosts)
@@ -238,7 +248,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     # Only what is shown needs its text: the chosen chunks, the evidence list, each listed
     # document's best chunk, and the floored ones (perf, issue 15).
     documents = documents_of(vec, lex, bases, ranked, options,
-                             {d for d, _name, _n, done in waiting or () if done == 0} if judged else set())
+                             {d for d, _name, _n, done in waiting or () if done == 0} if judged else set(), by_name)
     head = ranked[: max(EVIDENCE_MIN, options.k * 5)]
     try:
         texts = search.texts_for(index.store, {h.chunk_id for h in chosen + head} | {c for c, _ in floored}
@@ -275,7 +285,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
 
     stats = {
         "timings_ms": clock.total(),
-        "counts": {"vector": len(vec), "floored": len(floored), "lexical": len(lex),
+        "counts": {"vector": len(vec), "floored": len(floored), "lexical": len(lex), "named": len(by_name),
                    "fused": len(fused), "chosen": len(chosen), "spans": len(spans),
                    "packed": len(packed.spans)},
         "query_truncated": truncated,
@@ -284,6 +294,10 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         "options": options.to_dict(),
         "model": embedder.model_id if embedder else None,
     }
+    if named:  # the documents the question names (names.py), for the debug view
+        called = {bases[c].doc_id: bases[c].doc_name for c, _ in by_name if c in bases}
+        stats["named"] = [{"doc_id": m.doc_id, "doc_name": called.get(m.doc_id), "share": m.share,
+                           "words": list(m.words)} for m in named]
     if index.mismatch:
         stats["mismatch"] = index.mismatch
     if meaning is not None:

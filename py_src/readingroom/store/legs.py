@@ -13,6 +13,7 @@ import time
 from typing import Callable, TypeVar
 
 from ..search.bm25 import LexicalIndex
+from ..search.names import NAMES_UP_TO, NameIndex
 from ..search.vectors import VectorMatrix
 
 T = TypeVar("T")
@@ -161,6 +162,18 @@ class KeptLegs:
         if keep is None or not worth_keeping(self.counts()[1], least_chunks) or self.sql.postings_kept(self.store):
             return None
         return keep(self.store)
+
+    def name_index(self) -> NameIndex | None:
+        """The documents' names as words (search/names.py), kept until the library changes;
+        None for an empty library or one of more than ``NAMES_UP_TO`` documents."""
+        key = self._key()
+        found, value = self._kept_now("names", key)
+        if found:
+            return value  # type: ignore[return-value]
+        docs = self.counts()[0]
+        value = NameIndex([(int(r[0]), r[1]) for r in self.document_rows()]) if 0 < docs <= NAMES_UP_TO else None
+        self._kept["names"] = (key, value)
+        return value
 
     def search_state(self) -> dict:
         """Whether the in-memory legs are loaded: "warming" (a warm-up is under way; queries
