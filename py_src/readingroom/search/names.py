@@ -23,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from .fts import STOPWORDS
+from .fts import content_words
 from .syntax import lexeme
 
 NAMED_SHARE = 0.6  # the share of a name's weight the question must hold
@@ -32,18 +32,13 @@ MAX_NAMED = 2  # documents named by one question, at most
 CHUNKS_PER_NAMED = 3  # each named document's best chunks by meaning that enter the leg
 NAMES_UP_TO = 50_000  # documents; past this the leg is off (its index would cost seconds to build)
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 
 
 def words(text: str) -> frozenset[str]:
-    """The stems of the content words of a name or question (lower-cased, stopwords dropped),
-    stored as FTS5's porter tokenizer stores them; "_" splits words as spaces do."""
-    out = set()
-    for w in _WORD.findall(text.lower().replace("_", " ")):
-        if w not in STOPWORDS:
-            out.add(lexeme(w))
-    return frozenset(out)
+    """The stems of the content words of a name or question (``fts.content_words``), stored as
+    FTS5's porter tokenizer stores them; "_" splits words as spaces do."""
+    return frozenset(lexeme(w) for w in content_words(text.replace("_", " ")))
 
 
 def name_words(name: str) -> frozenset[str]:

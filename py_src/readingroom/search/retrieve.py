@@ -195,14 +195,15 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         floored: list[tuple[int, float]] = []
         named: list[Named] = []
         by_name: list[tuple[int, float]] = []
+        matrix = index.vector_matrix() if qvec is not None else None  # read once for both legs below
         if qvec is not None:
             vec = search.vector_candidates(index.store, qvec, options.candidates, options.filters,
-                                           index.vector_matrix(), options.ef_search)
+                                           matrix, options.ef_search)
             vec, floored = rerank.floor_vector_leg(vec, options.floor)
         clock.lap("vector")
         if qvec is not None:
             named, by_name = search.name_candidates(index.store, index.name_index() if options.name_weight > 0 else None,
-                                                    qvec, text, options.filters, index.vector_matrix(), options.ef_search)
+                                                    qvec, text, options.filters, matrix, options.ef_search)
             clock.lap("names")
         check()
         ids = sorted(({c for c, _ in vec} | {c for c, _ in floored} | {c for c, _ in by_name}) - bases.keys())
