@@ -16,8 +16,41 @@ def open_app(pg, site: str, query: str = "") -> dict:
     return wait_ready(pg)
 
 
+# What the page was doing when its API did not appear: the document's state, the service worker's,
+# which scripts it loaded and how long each took. The first failure then explains itself
+# (a reload after a killed embedder once never defined the API in a CI run and could not be
+# reproduced alone).
+PAGE_STATE = """async () => {
+    const r = await navigator.serviceWorker?.getRegistration().catch(() => null);
+    return {
+        readyState: document.readyState,
+        controlled: !!navigator.serviceWorker?.controller,
+        worker: [r?.installing?.state ?? null, r?.waiting?.state ?? null, r?.active?.state ?? null],
+        loaded: performance.getEntriesByType('resource').slice(-40)
+            .map((e) => `${e.name.split('/').pop()} ${Math.round(e.startTime)}+${Math.round(e.duration)} ms`),
+    };
+}"""
+
+
+def wait_for_api(pg, timeout_ms: int = READY_TIMEOUT_MS) -> None:
+    """Wait for window.readingroom (set once app.js's modules have run); on a timeout fail with
+    the page's console and state."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        pg.wait_for_function("() => window.readingroom !== undefined", timeout=timeout_ms)
+    except PlaywrightTimeout:
+        try:
+            state = pg.evaluate(PAGE_STATE)
+        except Exception as err:  # the page itself may be what hangs
+            state = f"(could not be read: {err})"
+        console = "\n".join(getattr(pg, "console_messages", [])[-60:])
+        raise AssertionError(f"window.readingroom not defined after {timeout_ms / 1000:.0f} s at {pg.url}\n"
+                             f"page state: {state}\nconsole (last 60):\n{console}") from None
+
+
 def wait_ready(pg) -> dict:
-    pg.wait_for_function("() => window.readingroom !== undefined", timeout=READY_TIMEOUT_MS)
+    wait_for_api(pg)
     return pg.evaluate("async () => { await window.readingroom.ready; return window.readingroom.status(); }")
 
 

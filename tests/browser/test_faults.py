@@ -9,7 +9,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from pages import screenshot, wait_ready, wait_until
+from pages import screenshot, wait_for_api, wait_ready, wait_until
 
 WAIT_MS = 120_000
 
@@ -125,7 +125,7 @@ def test_reload_mid_ingest_keeps_every_document_and_embeds_the_rest_after_it(pag
     wait_until(page, """async () => { const s = await window.readingroom.status();
         return s.documents === 12 && s.pending && s.pending.pending_chunks < s.chunks; }""", WAIT_MS / 1000)
     page.reload()
-    page.wait_for_function("() => window.readingroom !== undefined", timeout=WAIT_MS)
+    wait_for_api(page, WAIT_MS)
     early = page.evaluate("async () => { await window.readingroom.libraryReady; return window.readingroom.status(); }")
     assert early["unfinished"] == [] and early["documents"] == 12 and early["pending"]["pending_chunks"] > 0
     names = [d["name"] for d in docs]

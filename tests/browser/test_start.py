@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from contract import CORPUS
 from driver import BrowserDriver
-from pages import READY_TIMEOUT_MS, open_app, screenshot, wait_ready, wait_until
+from pages import READY_TIMEOUT_MS, open_app, screenshot, wait_for_api, wait_ready, wait_until
 
 MODEL_FILES = "**/models/all-MiniLM-L6-v2/onnx/*.onnx"
 LIBRARY_READY = "async () => { await window.readingroom.libraryReady; return window.readingroom.status(); }"
@@ -49,7 +49,7 @@ def test_documents_and_word_search_before_the_model_and_meaning_search_waits_for
         held = HeldModel()
         ctx.route(MODEL_FILES, held.route)
         page.reload()
-        page.wait_for_function("() => window.readingroom !== undefined", timeout=READY_TIMEOUT_MS)
+        wait_for_api(page, READY_TIMEOUT_MS)
         status = page.evaluate(LIBRARY_READY)
         assert status["embedder"] is None  # the model cannot be up: its weights are held
         assert status["state"] == "words" and status["searchMode"] == "words"
@@ -115,7 +115,7 @@ def test_a_retrieval_worker_that_cannot_start_is_reported_even_before_the_page_l
         assert served, "the retrieval worker was not started before the page's own modules loaded"
         page.wait_for_timeout(300)
         held.release()
-        page.wait_for_function("() => window.readingroom !== undefined", timeout=READY_TIMEOUT_MS)
+        wait_for_api(page, READY_TIMEOUT_MS)
         page.evaluate("() => { window.readingroom.ready.then(() => { window.__outcome = null; }, "
                       "(e) => { window.__outcome = {type: e.type, message: e.message}; }); }")
         error = page.wait_for_function("() => window.__outcome !== undefined && window.__outcome",

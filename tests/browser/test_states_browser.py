@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from helpers import OtherModel, run
-from pages import wait_until
+from pages import wait_for_api, wait_until
 from readingroom import Library
 from test_states import (BUNDLES, BY_KEY, OTHER_MODEL_DOCS, Model, check_database, predict_add,
                          predict_merge)
@@ -165,8 +165,9 @@ class Replay:
     def op_reload(self):
         """A reload resumes the pending passages: before the model is up the page still names
         them; once it is, they are embedded (each once: check() counts the vectors)."""
+        self.page.console_messages.append("--- reload ---")
         self.page.reload()
-        self.page.wait_for_function("() => window.readingroom !== undefined", timeout=120_000)
+        wait_for_api(self.page)
         early = self.js("async () => { await window.readingroom.libraryReady; return window.readingroom.status(); }")
         assert (early["pending"] or {}).get("pending_chunks", 0) == self.pending
         self.js("async () => { await window.readingroom.ready; }")
