@@ -23,6 +23,8 @@ def open_app(pg, site: str, query: str = "") -> dict:
 PAGE_STATE = """async () => {
     const r = await navigator.serviceWorker?.getRegistration().catch(() => null);
     return {
+        api: typeof window.readingroom, // defined by now: the wait's polling (requestAnimationFrame) stalled
+        visibility: document.visibilityState,
         readyState: document.readyState,
         controlled: !!navigator.serviceWorker?.controller,
         worker: [r?.installing?.state ?? null, r?.waiting?.state ?? null, r?.active?.state ?? null],
@@ -45,7 +47,7 @@ def wait_for_api(pg, timeout_ms: int = READY_TIMEOUT_MS) -> None:
         except Exception as err:  # the page itself may be what hangs
             state = f"(could not be read: {err})"
         console = "\n".join(getattr(pg, "console_messages", [])[-60:])
-        raise AssertionError(f"window.readingroom not defined after {timeout_ms / 1000:.0f} s at {pg.url}\n"
+        raise AssertionError(f"window.readingroom not defined after {timeout_ms / 1000:.1f} s at {pg.url}\n"
                              f"page state: {state}\nconsole (last 60):\n{console}") from None
 
 
