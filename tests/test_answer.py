@@ -209,6 +209,28 @@ def test_words_the_library_never_mentions_lower_the_known_share():
     assert known_share([], texts) == 0.0 and known_share(terms("knead dough"), []) == 0.0
 
 
+def test_a_document_the_question_names_is_evidence_by_its_name_too():
+    """"Where did they film the theory of everything?": the film's article answers it but never
+    repeats its title; once retrieval's name leg has named the article, the title's words count
+    as found, in one passage and anywhere, and nothing else changes."""
+    import dataclasses
+
+    text = "Principal photography began in Cambridge in October 2013 and ended in December."
+    span = dataclasses.replace(_span(text, doc_id=3), doc_name="films/The Theory of Everything (2014 film).txt")
+    found = dataclasses.replace(_hit(7, text, 0, len(text), 0), doc_id=3, doc_name=span.doc_name)
+    q = "where did they film the theory of everything"
+    cands = A.prepare(q, [span], [_pieces(span)], [found])
+    _, plain = A.decide(q, cands, None, None, [span], [found])
+    _, named = A.decide(q, cands, None, None, [span], [dataclasses.replace(found, name_rank=1)])
+    assert plain.known < 0.5 and named.known == 1.0  # "film" is in the passage; "theory", "everything" in the name
+    assert named.words > plain.words
+    assert (named.best_logit, named.passage_sim, named.missing) == (plain.best_logit, plain.passage_sim, plain.missing)
+    # a document the leg did not name is read by its passages alone, whatever its name
+    other = dataclasses.replace(span, doc_id=4)
+    _, unnamed = A.decide(q, cands, None, None, [other], [dataclasses.replace(found, name_rank=1)])
+    assert unnamed.words == plain.words
+
+
 def test_a_name_the_question_gives_and_nothing_found_mentions_means_not_covered():
     from readingroom.answer.names import is_code, missing, names
 

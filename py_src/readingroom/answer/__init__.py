@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from ..search.merge import Piece
+from ..search.names import name_text
 from ..records import Hit, Span
 from .candidates import (MAX_SENTENCES, Candidate, candidates, known_share, lexical_share, passage_sims,
                          weighted_shares)
@@ -36,11 +37,16 @@ def decide(question: str, cands: Sequence[Candidate], query_vec: np.ndarray | No
     s = score(question, cands, query_vec, vecs, model)
     q = s.question.terms
     sims = [p for p in passage_sims(evidence, spans) if p is not None] if query_vec is not None else []
-    texts = [h.text for h in evidence] + [sp.text for sp in spans]
+    # A document the question names (retrieval's name leg, search/names.py) is evidence by its
+    # name too: "where did they film the theory of everything" asks about the film's article,
+    # whose passages never repeat its title.
+    named = {h.doc_id: name_text(h.doc_name) for h in evidence if h.name_rank is not None}
+    texts = [h.text for h in evidence] + [sp.text for sp in spans] + list(named.values())
     ev = Evidence(best_logit=s.best_logit,
                   passage_sim=max(sims) if sims else None,
                   sentence_sim=float(s.cos.max()) if s.cos is not None and len(s.cos) else None,
-                  words=round(max((lexical_share(q, sp.text) for sp in spans), default=0.0), 4),
+                  words=round(max((lexical_share(q, f"{named.get(sp.doc_id, '')} {sp.text}") for sp in spans),
+                                  default=0.0), 4),
                   known=round(known_share(q, texts), 4), missing=names.missing(question, texts))
     return s, ev
 

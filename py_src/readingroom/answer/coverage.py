@@ -5,7 +5,8 @@ comes first. Whether that best is any good is decided from absolute evidence by 
 coverage model (``model.CoverageModel``): the sentence model's best logit (does any sentence
 answer it?), the best sentence's and the best packed passage's cosine to the question, the
 best share of the question's words in one passage, and the share of its words found anywhere in
-what retrieval brought back. Its threshold was set on a held-back part
+what retrieval brought back (a document the question names, retrieval's name leg, counts its
+name among its words: its passages seldom repeat it). Its threshold was set on a held-back part
 of the public training data (see ``weights.json``), not on this project's question sets. One
 input says whether the question gives a name (code, a proper name) that nothing retrieval
 brought back mentions (``names.py``); a missing name that is surely code ("asyncio.gather",

@@ -41,9 +41,14 @@ def words(text: str) -> frozenset[str]:
     return frozenset(lexeme(w) for w in content_words(text.replace("_", " ")))
 
 
+def name_text(name: str) -> str:
+    """A document name as words are read from it: without its folders and its extension."""
+    return _EXTENSION.sub("", name.rsplit("/", 1)[-1]).replace("_", " ")
+
+
 def name_words(name: str) -> frozenset[str]:
     """A document name's words: neither its folders nor its extension are words of it."""
-    return words(_EXTENSION.sub("", name.rsplit("/", 1)[-1]))
+    return words(name_text(name))
 
 
 @dataclass(frozen=True)
