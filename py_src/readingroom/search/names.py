@@ -41,9 +41,14 @@ def words(text: str) -> frozenset[str]:
     return frozenset(lexeme(w) for w in content_words(text.replace("_", " ")))
 
 
+def bare_name(name: str) -> str:
+    """A document name without its folders and its extension ("notes/Red Bull.txt": "Red Bull")."""
+    return _EXTENSION.sub("", name.rsplit("/", 1)[-1])
+
+
 def name_text(name: str) -> str:
-    """A document name as words are read from it: without its folders and its extension."""
-    return _EXTENSION.sub("", name.rsplit("/", 1)[-1]).replace("_", " ")
+    """A document name as words are read from it: its bare name, "_" read as a space."""
+    return bare_name(name).replace("_", " ")
 
 
 def name_words(name: str) -> frozenset[str]:

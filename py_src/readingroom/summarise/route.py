@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..search.names import bare_name
+
 PASSAGES, SUMMARY, COMPARE = "passages", "summary", "compare"
 # Why a document-level question could not go ahead (the page and the CLI show ``message``).
 AMBIGUOUS, WHICH_DOCUMENT, SAME_DOCUMENT = "ambiguous", "which_document", "same_document"
@@ -125,7 +127,7 @@ def words(text: str) -> list[str]:
 
 def _stem(d: DocRef) -> str:
     """The file name without its folder and extension, lower-cased."""
-    return re.sub(r"\.[A-Za-z0-9]{1,5}$", "", d.name.rsplit("/", 1)[-1]).lower()
+    return bare_name(d.name).lower()
 
 
 def _doc_words(d: DocRef) -> set[str]:
