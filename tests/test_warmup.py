@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from helpers import SCIFACT, run
-from readingroom.search import bm25
+from readingroom.search import bm25, names
 from readingroom import worker, worker_warm
 from readingroom.store import legs, sqlite_sql as sql, warmup
 from readingroom._compat._not_in_pyodide import open_store
@@ -24,10 +24,20 @@ def _texts(n: int) -> list[str]:
     return [f"{d['title']}\n\n{d['text']}" for d in map(json.loads, lines)]
 
 
-def _add(idx: Index, i: int, text: str, vec: np.ndarray) -> None:
-    idx.replace_document(name=f"d{i}", doc_type="txt", content_hash=str(i), size=len(text), meta={},
+def _add(idx: Index, i: int, text: str, vec: np.ndarray, name: str | None = None) -> None:
+    idx.replace_document(name=name or f"d{i}", doc_type="txt", content_hash=str(i), size=len(text), meta={},
                          chunks=[Chunk(0, text, 0, len(text), (), None, 10)], vectors=vec[None, :],
                          text_hashes=[str(i)])
+
+
+def _through(steps, name: str) -> list[str]:
+    """The warm-up's steps taken up to its first ``name`` step, that one included."""
+    taken = []
+    for step in steps:
+        taken.append(step)
+        if step == name:
+            return taken
+    raise AssertionError(f"the warm-up ended without a {name!r} step: {taken}")
 
 
 @pytest.fixture
@@ -69,6 +79,34 @@ def test_queries_during_the_warm_up_get_the_answers_after_it(library):
     assert _answers(idx) == during
 
 
+def test_a_query_between_two_steps_of_the_names_finishes_their_build_once(monkeypatch):
+    """The name leg's index is read in steps right after the words (a query has no other way
+    to it); a query arriving between two steps finishes that same build, the warm-up then goes
+    on to the vectors, and what is kept is what a build at once gives."""
+    monkeypatch.setattr(names, "NAMES_PER_STEP", 40)
+    begun = []
+    in_steps = names.NameIndex.in_steps
+    monkeypatch.setattr(names.NameIndex, "in_steps",
+                        classmethod(lambda cls, rows, per_step=None: begun.append(len(rows)) or in_steps(rows, per_step)))
+    idx = Index(open_store(":memory:"), Provenance(model_id="test-model", dim=DIM))
+    rng = np.random.default_rng(7)
+    texts = _texts(150)
+    for i, text in enumerate(texts):
+        _add(idx, i, text, rng.standard_normal(DIM).astype(np.float32), name=f"papers/{text.splitlines()[0][:60]}.md")
+    steps = idx.warm_steps()
+    assert _through(steps, "names") == ["lexical", "names"]  # 40 of 150 names read
+    assert not idx._kept_now("names", idx._key())[0]
+    index = idx.name_index()  # a query: the rest of the same build
+    assert begun == [150] and idx._kept_now("names", idx._key())[0]
+    whole = names.NameIndex([(int(r[0]), r[1]) for r in idx.document_rows()])
+    assert index.names == whole.names and index.idf == whole.idf and len(index.names) > 100
+    title = texts[3].splitlines()[0]
+    assert idx.find(f"papers/{title[:60]}.md")[0] in [n.doc_id for n in index.named(title)]
+    rest = list(steps)
+    assert "names" not in rest and "vectors" in rest and rest[-1] == "terms"
+    assert begun == [150] and idx.name_index() is index and idx.load_ms["names"] > 0
+
+
 def test_the_commonest_terms_are_preloaded(library, monkeypatch):
     idx, _ = library
     monkeypatch.setattr(bm25, "PRELOAD_TERMS", 40)
@@ -101,7 +139,7 @@ def test_a_large_library_finishes_the_warm_up_for_its_query(library, monkeypatch
 def test_a_write_during_the_warm_up_is_not_hidden(library):
     idx, rng = library
     steps = idx.warm_steps()
-    next(steps), next(steps)
+    _through(steps, "vectors")
     _add(idx, 999, "zyxwv quokka", rng.standard_normal(DIM).astype(np.float32))
     for _ in steps:
         pass
@@ -295,7 +333,8 @@ def test_the_warm_up_follows_adds_deletes_and_vectors_written_while_it_reads(mon
     for i in range(2_100):  # three vec0 blocks
         _add(idx, i, texts[i % 300] + f" record {i}", rng.standard_normal(DIM).astype(np.float32))
     steps = idx.warm_steps()
-    assert [next(steps), next(steps)] == ["lexical", "vectors"]  # the first block is read
+    taken = _through(steps, "vectors")  # the first block is read, after the words and names
+    assert taken[0] == "lexical" and set(taken[1:-1]) == {"names"}
     gone_read = idx.find("d5")[0]  # its vector is in the block read
     gone_unread = idx.find("d2050")[0]  # in the third block, not read yet
     assert idx.delete_document(gone_read) and idx.delete_document(gone_unread)
@@ -321,7 +360,7 @@ def test_a_write_the_warm_up_cannot_follow_is_read_again(library):
     not followed: the vectors are read again, and what is kept is what the database holds."""
     idx, rng = library
     steps = idx.warm_steps()
-    next(steps), next(steps)
+    _through(steps, "vectors")
     with idx.transaction():
         idx.store.query("DELETE FROM chunks WHERE id = 7")
     list(steps)

@@ -32,7 +32,7 @@ STOPWORDS = frozenset(
 
 def _words(text: str) -> list[str]:
     """Distinct lower-cased word tokens in first-seen order."""
-    return list(dict.fromkeys(m.group() for m in _TOKEN.finditer(text.lower())))
+    return list(dict.fromkeys(_TOKEN.findall(text.lower())))
 
 
 def content_words(text: str) -> list[str]:

@@ -10,7 +10,7 @@ and ``sql``, knows a change by the index's ``_writes``, and keeps its own state,
 from __future__ import annotations
 
 import time
-from typing import Callable, TypeVar
+from typing import Callable, Generator, Iterator, TypeVar
 
 from ..search.bm25 import LexicalIndex
 from ..search.names import NAMES_UP_TO, NameIndex
@@ -41,6 +41,31 @@ def _ms_since(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 1)
 
 
+class _Build:
+    """A build in steps (a generator returning what it built) that more than one caller may
+    take further: the warm-up a step at a time, a query arriving between two of its steps all
+    the rest. What it built is kept once it ends; later steps do nothing."""
+
+    def __init__(self, key: tuple, steps: Generator[object, None, object]):
+        self.key, self.steps = key, steps
+        self.done, self.value = False, None
+        self.ms = 0.0  # time spent in its steps, whoever took them
+
+    def step(self) -> bool:
+        """One step; False once the build has ended (``value`` is then what it built)."""
+        if self.done:
+            return False
+        t0 = time.perf_counter()
+        try:
+            next(self.steps)
+            return True
+        except StopIteration as end:
+            self.done, self.value = True, end.value
+            return False
+        finally:
+            self.ms += (time.perf_counter() - t0) * 1000
+
+
 class KeptLegs:
     def _start_legs(self) -> None:
         self._kept: dict[str, tuple[tuple, object]] = {}  # what ``_keep`` holds, by name
@@ -52,6 +77,7 @@ class KeptLegs:
         # commit that noted nothing (a re-index, a bundle) cannot be followed.
         self._writes_seen: list[tuple] | None = None
         self._commits_seen = 0
+        self._names_build: _Build | None = None  # the name leg's index being built (``_name_steps``)
 
     def _note(self, gone=(), ids=(), vectors=None) -> None:
         """A commit of this connection's: chunks ``gone``, vectors written for ``ids``."""
@@ -165,15 +191,36 @@ class KeptLegs:
 
     def name_index(self) -> NameIndex | None:
         """The documents' names as words (search/names.py), kept until the library changes;
-        None for an empty library or one of more than ``NAMES_UP_TO`` documents."""
+        None for an empty library or one of more than ``NAMES_UP_TO`` documents. A build the
+        warm-up began for the library as it is now is finished, not begun again."""
         key = self._key()
         found, value = self._kept_now("names", key)
         if found:
             return value  # type: ignore[return-value]
-        docs = self.counts()[0]
-        value = NameIndex([(int(r[0]), r[1]) for r in self.document_rows()]) if 0 < docs <= NAMES_UP_TO else None
-        self._kept["names"] = (key, value)
-        return value
+        for _ in self._name_steps(key):
+            pass
+        return self._kept_now("names", key)[1]  # type: ignore[return-value]
+
+    def _name_steps(self, key: tuple) -> Iterator[str]:
+        """The name leg's index built ``NAMES_PER_STEP`` names a step and kept under ``key``
+        (after a reload the page stems every word of 5,000 names for the first time: ~0.7 s
+        at once, which a query arriving meanwhile would wait for)."""
+        if self._kept_now("names", key)[0]:
+            return
+        build = self._names_build
+        if build is None or build.key != key:
+            docs = self.counts()[0]
+            if not 0 < docs <= NAMES_UP_TO:
+                self._kept["names"] = (key, None)
+                return
+            rows = [(int(r[0]), r[1]) for r in self.document_rows()]
+            build = self._names_build = _Build(key, NameIndex.in_steps(rows))
+        while build.step():
+            yield "names"
+        self._kept["names"] = (key, build.value)
+        self.load_ms["names"] = round(build.ms, 1)
+        if self._names_build is build:
+            self._names_build = None
 
     def search_state(self) -> dict:
         """Whether the in-memory legs are loaded: "warming" (a warm-up is under way; queries
