@@ -21,28 +21,29 @@ MIN_LEN, MAX_LEN = 3, 64
 _VOWELS = frozenset("aeiou")
 
 
-def _consonant(w: str, i: int) -> bool:
-    c = w[i]
-    if c in _VOWELS:
-        return False
-    if c == "y":
-        return i == 0 or not _consonant(w, i - 1)
-    return True
+_CV = str.maketrans({c: ("v" if c in _VOWELS else "y" if c == "y" else "c")
+                     for c in map(chr, range(128))})
+
+
+def _pattern(w: str) -> str:
+    """``w`` as consonants and vowels, "c" and "v": a ``y`` is a consonant first or after a
+    vowel, else a vowel. A stem's pattern is the start of its word's."""
+    p = w.translate(_CV)
+    if "y" not in p:
+        return p
+    out = []
+    for ch in p:
+        out.append(("c" if not out or out[-1] == "v" else "v") if ch == "y" else ch)
+    return "".join(out)
 
 
 def _measure(stem: str) -> int:
     """m in [C](VC)^m[V]: how many vowel-consonant sequences the stem has."""
-    m, prev_vowel = 0, False
-    for i in range(len(stem)):
-        vowel = not _consonant(stem, i)
-        if prev_vowel and not vowel:
-            m += 1
-        prev_vowel = vowel
-    return m
+    return _pattern(stem).count("vc")
 
 
 def _has_vowel(stem: str) -> bool:
-    return any(not _consonant(stem, i) for i in range(len(stem)))
+    return "v" in _pattern(stem)
 
 
 def _double_consonant(w: str) -> bool:
@@ -52,9 +53,7 @@ def _double_consonant(w: str) -> bool:
 
 def _cvc(w: str) -> bool:
     """Ends consonant-vowel-consonant, the last not w, x or y (*o in the paper)."""
-    n = len(w)
-    return (n >= 3 and _consonant(w, n - 1) and not _consonant(w, n - 2) and _consonant(w, n - 3)
-            and w[-1] not in "wxy")
+    return len(w) >= 3 and _pattern(w).endswith("cvc") and w[-1] not in "wxy"
 
 
 def _ends(w: str, suffix: str) -> bool:
@@ -106,24 +105,34 @@ _STEP4 = ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "men
           "ion", "ou", "ism", "ate", "iti", "ous", "ive", "ize")
 
 
-def _longest(w: str, suffixes) -> str | None:
-    best = None
+def _longest(w: str, suffixes: tuple[str, ...]) -> str | None:
+    """The longest of ``suffixes`` (ordered longest first) that ``w`` ends with, something left
+    in front of it."""
+    if not w.endswith(suffixes):
+        return None
     for s in suffixes:
-        if _ends(w, s) and (best is None or len(s) > len(best)):
-            best = s
-    return best
+        if len(w) > len(s) and w.endswith(s):
+            return s
+    return None
 
 
-def _replace(w: str, rules, min_m: int) -> str:
-    table = dict(rules)
-    suffix = _longest(w, table)
+def _by_length(suffixes) -> tuple[str, ...]:
+    return tuple(sorted(suffixes, key=len, reverse=True))
+
+
+_TABLE2, _TABLE3 = dict(_STEP2), dict(_STEP3)
+_SUFFIXES2, _SUFFIXES3, _SUFFIXES4 = _by_length(_TABLE2), _by_length(_TABLE3), _by_length(_STEP4)
+
+
+def _replace(w: str, table: dict[str, str], suffixes: tuple[str, ...], min_m: int) -> str:
+    suffix = _longest(w, suffixes)
     if suffix is not None and _measure(w[: -len(suffix)]) >= min_m:
         return w[: -len(suffix)] + table[suffix]
     return w
 
 
 def _step4(w: str) -> str:
-    suffix = _longest(w, _STEP4)
+    suffix = _longest(w, _SUFFIXES4)
     if suffix is None:
         return w
     stem = w[: -len(suffix)]
@@ -153,6 +162,6 @@ def stem(word: str) -> str | None:
     if not MIN_LEN <= len(word) <= MAX_LEN:
         return word
     w = _step1c(_step1b(_step1a(word)))
-    w = _replace(w, _STEP2, 1)
-    w = _replace(w, _STEP3, 1)
+    w = _replace(w, _TABLE2, _SUFFIXES2, 1)
+    w = _replace(w, _TABLE3, _SUFFIXES3, 1)
     return _step5(_step4(w))
