@@ -111,7 +111,7 @@ def _longest(w: str, suffixes: tuple[str, ...]) -> str | None:
     if not w.endswith(suffixes):
         return None
     for s in suffixes:
-        if len(w) > len(s) and w.endswith(s):
+        if _ends(w, s):
             return s
     return None
 

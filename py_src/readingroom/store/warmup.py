@@ -81,8 +81,7 @@ class WarmUp:
             if self.mismatch or self._kept_now("vectors", self._key())[0]:
                 break
             yield from self._matrix_steps(self._key())
-        if not self._kept_now("names", self._key())[0]:
-            yield from self._name_steps(self._key())  # this connection wrote meanwhile
+        yield from self._name_steps(self._key())  # nothing, unless this connection wrote meanwhile
         key = self._key()  # this connection's writes meanwhile were followed (the lexicon too)
         found, lexicon = self._kept_now("lexical", key)
         if not found:
