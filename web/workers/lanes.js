@@ -4,21 +4,54 @@
 // loop up only while it waits for an embedding, never inside a transaction (one per document), so
 // a search typed during a long import is answered between two of its embedding batches instead of
 // after the whole import.
-const lanes = { alone: Promise.resolve(), tails: {} };
+//
+// Within a lane, what a person waits for goes first: a question or search that arrives while
+// other reads wait (the document list's pages an opened library reads, say) starts before them,
+// never before the read already running nor before an 'alone' op that was asked for earlier.
+// Among equals, first come first served.
 
-function inLane(lane, fn) {
-  return (msg) => {
-    const before = lane === 'alone'
-      ? Promise.all([lanes.alone, ...Object.values(lanes.tails)])
-      : Promise.all([lanes.alone, lanes.tails[lane]]);
-    const run = before.then(() => fn(msg));
-    const settled = run.then(() => {}, () => {});
-    if (lane === 'alone') {
-      lanes.alone = settled;
-      lanes.tails = {};
-    } else {
-      lanes.tails[lane] = settled;
+let alone = Promise.resolve(); // the last 'alone' op, settled
+let queues = {}; // lane -> its queue since that op was asked for
+
+function queueOf(lane) {
+  if (!queues[lane]) {
+    queues[lane] = { jobs: [], running: false, idle: [], gate: alone };
+  }
+  return queues[lane];
+}
+
+async function pump(q) {
+  if (q.running) return;
+  q.running = true;
+  while (q.jobs.length) {
+    const at = q.jobs.findIndex((j) => j.first);
+    const [job] = q.jobs.splice(at < 0 ? 0 : at, 1);
+    try {
+      job.resolve(await job.fn(job.msg));
+    } catch (err) {
+      job.reject(err);
     }
+  }
+  q.running = false;
+  for (const done of q.idle.splice(0)) done();
+}
+
+/** Settles when the lane's queue has nothing waiting and nothing running. */
+const drained = (q) => (q.jobs.length || q.running ? new Promise((done) => q.idle.push(done)) : Promise.resolve());
+
+function inLane(lane, fn, first = false) {
+  return (msg) => {
+    if (lane === 'alone') {
+      const before = Promise.all([alone, ...Object.values(queues).map(drained)]);
+      queues = {}; // whatever comes next waits for this op
+      const run = before.then(() => fn(msg));
+      alone = run.then(() => {}, () => {});
+      return run;
+    }
+    const q = queueOf(lane);
+    const run = new Promise((resolve, reject) => q.jobs.push({ fn, msg, first, resolve, reject }));
+    // Started once the op before the queue has settled; a queue already running takes it in turn.
+    q.gate.then(() => pump(q));
     return run;
   };
 }
@@ -26,5 +59,7 @@ function inLane(lane, fn) {
 export const serialized = (fn) => inLane('alone', fn);
 /** A read: one at a time, beside ingestion. */
 export const reading = (fn) => inLane('read', fn);
+/** A read a person waits for (a question, a search): before reads that wait, in its turn. */
+export const readingFirst = (fn) => inLane('read', fn, true);
 /** Ingestion: one at a time, beside reads. */
 export const ingesting = (fn) => inLane('ingest', fn);

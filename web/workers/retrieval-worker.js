@@ -5,7 +5,7 @@
 
 import { Transfer, errorInfo, rpcServe } from './rpc.js';
 import { connectEmbedder, embedCall, embedderUnavailable, reconnectEmbedder } from './embed-link.js';
-import { ingesting, reading, serialized } from './lanes.js';
+import { ingesting, reading, readingFirst, serialized } from './lanes.js';
 import { pythonErrorInfo } from './python-errors.js';
 import { attachBytes, detachSchema, readBytes } from './sqlite-bytes.js';
 import { sqlHost } from './sqlite-copy.js';
@@ -265,13 +265,13 @@ rpcServe(self, {
     // synchronous, so it lands while that query waits on an embedding.
     const queryId = ++lastQueryId;
     if (api) api.cancel_queries_before(queryId);
-    return reading(() => callPython('query', String(text), JSON.stringify(options ?? {}), queryId))();
+    return readingFirst(() => callPython('query', String(text), JSON.stringify(options ?? {}), queryId))();
   },
   // A question shares query's ids: a newer question or query stops it early.
   ask: ({ question, history, options }) => {
     const queryId = ++lastQueryId;
     if (api) api.cancel_queries_before(queryId);
-    return reading(() => callPython('ask', String(question), JSON.stringify(history ?? []),
+    return readingFirst(() => callPython('ask', String(question), JSON.stringify(history ?? []),
       JSON.stringify(options ?? {}), queryId))();
   },
   // Not queued: a question being typed is embedded at once (it touches no table), whatever runs.
