@@ -24,7 +24,25 @@ export const mark = (name) => {
 
 // The retrieval worker's RPC client (rpc.js), set by library.js's boot().
 export const worker = { rpc: null };
-export const retrieval = (op, args, transfer) => worker.rpc(op, args, transfer);
+// Questions and searches in flight; whenNoQuestion runs fn once none is (start.js starts the answer helper
+// then, not while a first question needs the core its model would compile on).
+const asking = { count: 0, waiting: [] };
+export function whenNoQuestion(fn) {
+  if (asking.count === 0) fn();
+  else asking.waiting.push(fn);
+}
+export const retrieval = (op, args, transfer) => {
+  const call = worker.rpc(op, args, transfer);
+  if (op === 'query' || op === 'ask') {
+    asking.count++;
+    const done = () => {
+      asking.count--;
+      if (asking.count === 0) for (const fn of asking.waiting.splice(0)) fn();
+    };
+    call.then(done, done);
+  }
+  return call;
+};
 
 function deferred() {
   const d = {};

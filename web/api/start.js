@@ -6,7 +6,7 @@
 // In the built site the workers' modules (web/workers/) sit at the root, one folder up.
 import { RemoteError, rpcClient } from '../rpc.js';
 import {
-  mark, pageTimes, publicStatus, refreshDocuments, retrieval, showState, started, state, worker,
+  mark, pageTimes, publicStatus, refreshDocuments, retrieval, showState, started, state, whenNoQuestion, worker,
 } from './core.js';
 import {
   bindEmbedder, embedderFailedToLoad, embedderReady, embedding, spawnEmbedder, startAnswerHelper,
@@ -36,6 +36,8 @@ function onProgress(event) {
   } else if (event.stage === 'numpy') {
     // numpy is imported right after the page is ready (the worker's warm-up): when it was.
     state.timings.retrievalWorker = { ...state.timings.retrievalWorker, ...pageTimes({ numpy: event.at }) };
+    helperWhen.numpy = true;
+    helperAfterWarmUp();
   } else if (event.stage === 'meaning') {
     showPending(event.pending);
   } else if (event.event === 'chunks' || event.event === 'document') {
@@ -105,6 +107,19 @@ function libraryUp(status) {
   started.library.resolve(publicStatus(status));
 }
 
+// The embedder's answer helper (a second model session: a quick answer's sentences on both
+// cores) compiles its model on a core of its own. Started at ready, it took the core a first
+// question needs (20k chunks, asked at ready: a search 1.51-2.11 s with it, 0.78-1.74 s without;
+// a quick answer 3.82-4.46 s with it, 2.43-3.62 s without), so it starts once the worker's
+// warm-up has numpy in and no question is in flight (or HELPER_AT_LATEST_MS after ready).
+const HELPER_AT_LATEST_MS = 10_000;
+const helperWhen = { ready: false, numpy: false, asked: false };
+function helperAfterWarmUp(atLatest = false) {
+  if (helperWhen.asked || !helperWhen.ready || !(helperWhen.numpy || atLatest)) return;
+  helperWhen.asked = true;
+  whenNoQuestion(startAnswerHelper);
+}
+
 /** Starts both workers and the page; resolves with the status once Python, the library and the
  * model are up (`ready`), or rejects with a RemoteError saying what failed. */
 async function boot() {
@@ -149,7 +164,9 @@ async function boot() {
   mark('ready');
   view.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);
   showState();
-  startAnswerHelper();
+  helperWhen.ready = true;
+  helperAfterWarmUp();
+  setTimeout(() => helperAfterWarmUp(true), HELPER_AT_LATEST_MS);
   if (state.storage === 'opfs') {
     // Ask the browser not to evict the library under storage pressure (it may say no).
     state.persisted = (await navigator.storage.persisted?.().catch(() => false))
