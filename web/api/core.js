@@ -24,8 +24,8 @@ export const mark = (name) => {
 
 // The retrieval worker's RPC client (rpc.js), set by library.js's boot().
 export const worker = { rpc: null };
-// Questions and searches in flight; whenNoQuestion runs fn once none is (start.js starts the answer helper
-// then, not while a first question needs the core its model would compile on).
+// Questions and searches in flight: whenNoQuestion(fn) runs fn once none is (start.js starts the
+// answer helper so, not while a first question needs the core its model would compile on).
 const asking = { count: 0, waiting: [] };
 export function whenNoQuestion(fn) {
   if (asking.count === 0) fn();

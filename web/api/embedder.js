@@ -120,7 +120,8 @@ let answerHelperWanted = false;
 
 /**
  * The embedder's second model session, so a quick answer's sentences are embedded on both cores
- * (embed-worker.js addHelpers): asked for once the page is ready, never during its start-up.
+ * (embed-worker.js addHelpers): asked for once the page is ready and no question is in flight
+ * (start.js), never during its start-up.
  */
 export function startAnswerHelper() {
   answerHelperWanted = true;

@@ -36,7 +36,6 @@ function onProgress(event) {
   } else if (event.stage === 'numpy') {
     // numpy is imported right after the page is ready (the worker's warm-up): when it was.
     state.timings.retrievalWorker = { ...state.timings.retrievalWorker, ...pageTimes({ numpy: event.at }) };
-    helperWhen.numpy = true;
     helperAfterWarmUp();
   } else if (event.stage === 'meaning') {
     showPending(event.pending);
@@ -113,10 +112,11 @@ function libraryUp(status) {
 // a quick answer 3.82-4.46 s with it, 2.43-3.62 s without), so it starts once the worker's
 // warm-up has numpy in and no question is in flight (or HELPER_AT_LATEST_MS after ready).
 const HELPER_AT_LATEST_MS = 10_000;
-const helperWhen = { ready: false, numpy: false, asked: false };
+let helperAsked = false;
 function helperAfterWarmUp(atLatest = false) {
-  if (helperWhen.asked || !helperWhen.ready || !(helperWhen.numpy || atLatest)) return;
-  helperWhen.asked = true;
+  const numpyIn = state.timings.retrievalWorker?.numpy !== undefined;
+  if (helperAsked || state.timings.ready === undefined || !(numpyIn || atLatest)) return;
+  helperAsked = true;
   whenNoQuestion(startAnswerHelper);
 }
 
@@ -164,7 +164,6 @@ async function boot() {
   mark('ready');
   view.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);
   showState();
-  helperWhen.ready = true;
   helperAfterWarmUp();
   setTimeout(() => helperAfterWarmUp(true), HELPER_AT_LATEST_MS);
   if (state.storage === 'opfs') {

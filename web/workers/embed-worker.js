@@ -93,8 +93,8 @@ function spawnRunner(kind) {
   return workerRunner(queue, new URL(import.meta.url), kind, name);
 }
 
-// The helpers: wasm workers of one session each. One starts when the page says it is ready (op
-// answerHelper; before that it would slow the page's start-up by ~0.7 s), for answers: a quick
+// The helpers: wasm workers of one session each. One starts when the page asks (op answerHelper,
+// once it is ready and no first question needs the core: api/start.js), for answers: a quick
 // answer embeds the question with its ~24 candidate sentences (about nine tenths of its time in
 // the page, single-threaded), and the queue splits those length buckets
 // between both sessions, so both cores work on it. The rest start on the first ingestion work
