@@ -3,7 +3,7 @@ it, and the import still stores every document whole."""
 
 from __future__ import annotations
 
-from pages import wait_until
+from pages import wait_for_api, wait_until
 from test_faults import consistent, long_document
 
 WAIT_MS = 120_000
@@ -52,6 +52,41 @@ def test_a_ready_page_answers_with_two_model_sessions_and_ingests_on_none_yet(pa
                     "Descaling takes ten minutes and the first boil afterwards is poured away."}])
     got = page.evaluate("() => window.readingroom.ask('How often is the kettle descaled?')")
     assert "descaled every month" in got["quick"][0]["text"], got
+
+
+def test_the_answer_helper_waits_for_the_warm_up_and_for_the_first_question(context, site):
+    """The answer helper's model compiles on the core a first question needs, so the page asks
+    for it only once it is ready, the retrieval worker's warm-up has numpy in and no question is
+    in flight (or ten seconds after ready): a question asked the moment the page is ready is
+    never shared with it."""
+    pg = context.new_page()
+    pg.goto(f"{site}/")
+    wait_for_api(pg)
+    pg.evaluate("(docs) => window.readingroom.addDocuments(docs)",
+                [{"name": f"kettle{i}.md", "text": "# Kettle\n\nThe kettle is descaled every month with citric "
+                  f"acid. Descaling takes {i + 5} minutes and the first boil afterwards is poured away."}
+                 for i in range(3)])
+    pg.reload()  # a library that has documents, opened again: a first question at ready searches it
+    wait_for_api(pg)
+    asked = pg.evaluate("""async () => {
+        await window.readingroom.ready;
+        const t0 = Math.round(performance.now());
+        const r = await window.readingroom.ask('How often is the kettle descaled?');
+        return {t0, t1: Math.round(performance.now()), quick: r.quick.length};
+    }""")
+    assert asked["quick"] >= 1, asked
+    wait_until(pg, "async () => (await window.readingroom.status()).timings.answerHelper !== undefined")
+    t = pg.evaluate("async () => (await window.readingroom.status()).timings")
+    helper, numpy = t["answerHelper"], t["retrievalWorker"].get("numpy")
+    assert helper >= t["ready"], t
+    assert (numpy is not None and helper >= numpy) or helper >= t["ready"] + 10_000, (t, asked)
+    assert not asked["t0"] < helper < asked["t1"], (t, asked)  # never while the question was in flight
+    if numpy is not None and asked["t0"] <= numpy < asked["t1"]:
+        assert helper >= asked["t1"], (t, asked)  # warm-up done during the question: after it
+    # And then it is there: two sessions answer (one on a one-core machine).
+    wait_until(pg, """async () => { const e = (await window.readingroom.status()).embedder;
+        return e?.answerWorkers === Math.min(2, navigator.hardwareConcurrency || 1); }""")
+    pg.close()
 
 
 def test_an_answer_helper_that_crashes_is_replaced_and_answers_go_on(page):

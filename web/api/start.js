@@ -117,7 +117,10 @@ function helperAfterWarmUp(atLatest = false) {
   const numpyIn = state.timings.retrievalWorker?.numpy !== undefined;
   if (helperAsked || state.timings.ready === undefined || !(numpyIn || atLatest)) return;
   helperAsked = true;
-  whenNoQuestion(startAnswerHelper);
+  whenNoQuestion(() => {
+    mark('answerHelper'); // status().timings says when (tests/browser/test_queries_first.py)
+    startAnswerHelper();
+  });
 }
 
 /** Starts both workers and the page; resolves with the status once Python, the library and the
