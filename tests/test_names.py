@@ -68,3 +68,33 @@ def test_retrieval_searches_the_chunks_of_a_document_the_question_names(library)
     # a filter that leaves the named document out leaves the leg empty
     other = run(library.retrieve(q, Options(filters=Filters(doc_names=("gardening.txt",)))))
     assert "named" not in other.stats and {s.doc_name for s in other.results} <= {"gardening.txt"}
+
+
+FESTIVALS = [NewDocument(f"festival{i}.txt", text=f"The {town} festival takes place in the old town square every "
+                         f"summer, and the parade takes place on its last day.")
+             for i, town in enumerate(("lantern", "harvest", "kite", "jazz", "cheese", "boat", "film", "poetry"))]
+
+
+def test_a_named_document_is_lifted_above_passages_that_only_share_the_question_s_other_words(library):
+    """Eight passages say "take place" and mean a place; the play's passage shares no word with
+    the question but its name, nor is it close enough in meaning for the vector leg (only the
+    name leg finds it). Fused, it ranks below them all; lifted (``lift_named``, which
+    ``ask`` uses), its best passage ranks right after the fourth, where an answer is looked for."""
+    from readingroom.answer.ask import ASK_RETRIEVAL
+    from readingroom.errors import BadInput
+
+    play = NewDocument("Arsenic and Old Lace.txt",
+                       text="Act one opens in a parlour in Brooklyn, where the aunts serve tea to a visitor from the church.")
+    run(library.add([play, *FESTIVALS]))
+    q = "Where does Arsenic and Old Lace take place?"
+    docs = lambda r: [s.doc_name for s in r.results]  # noqa: E731
+    plain = run(library.retrieve(q, Options(k=10, lift_named=0)))
+    lifted = run(library.retrieve(q, Options(k=10, lift_named=1)))
+    assert "Arsenic and Old Lace.txt" in docs(plain) and docs(plain).index("Arsenic and Old Lace.txt") > 4, docs(plain)
+    assert docs(lifted).index("Arsenic and Old Lace.txt") <= 4, docs(lifted)
+    assert ASK_RETRIEVAL["lift_named"] == 1
+    asked = run(library.ask(q))
+    assert asked.retrieval.stats["options"]["lift_named"] == 1
+    assert any(s.doc_name == "Arsenic and Old Lace.txt" for s in asked.retrieval.packed.spans[:5])
+    with pytest.raises(BadInput, match="lift_named must be a whole number"):
+        Options.from_dict({"lift_named": -1})

@@ -46,7 +46,7 @@ ASK_OPTIONS = {"history_budget": prompt.HISTORY_BUDGET, "standalone_query": None
 # At most 6 of the 10 from one document (4 before, 2026-11-27): the same four held-back sets,
 # weighted by their questions, 4 / 5 / 6 / 10 a document: 87.1 / 87.5 / 87.7 / 87.1 %.
 # A caller's own options win.
-ASK_RETRIEVAL = {"k": 10, "cap_per_key": 6, "lift_vector": 2}
+ASK_RETRIEVAL = {"k": 10, "cap_per_key": 6, "lift_vector": 2, "lift_named": 1}
 
 
 @dataclass

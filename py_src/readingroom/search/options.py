@@ -40,6 +40,10 @@ class Options:
     # own words: "get rid of variables" for "remove objects") ranks below the lexical leg's top
     # ~60; ask() lifts 2.
     lift_vector: int = 0
+    # Each document the question names (the name leg) has its best lift_named chunks by meaning
+    # lifted the same way (0: off): "where does arsenic and old lace take place" names the play,
+    # whose passage shares no other word with it, below every chunk that says "take place".
+    lift_named: int = 0
     lift_to: int = 4
     budget: int = 1200
     reserve: int = 0
@@ -96,8 +100,10 @@ class Options:
             raise BadInput(f"syntax must be one of {', '.join(MODES)}, not {self.syntax!r}")
         if not isinstance(self.ef_search, int) or isinstance(self.ef_search, bool) or not 1 <= self.ef_search <= 1000:
             raise BadInput(f"ef_search must be a whole number from 1 to 1000, not {self.ef_search!r}")
-        if not isinstance(self.lift_vector, int) or isinstance(self.lift_vector, bool) or self.lift_vector < 0:
-            raise BadInput(f"lift_vector must be a whole number, 0 or more, not {self.lift_vector!r}")
+        for name in ("lift_vector", "lift_named"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise BadInput(f"{name} must be a whole number, 0 or more, not {value!r}")
         if self.candidates > 4096:
             raise BadInput("candidates must be at most 4096")
         for name in ("floor", "budget", "reserve", "name_weight"):

@@ -236,6 +236,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     ranked = rerank.apply_boosts(fused, options.boosts)
     if options.lift_vector and vec:
         ranked = rerank.lift(ranked, [c for c, _ in vec[:options.lift_vector]], options.lift_to)
+    if options.lift_named and by_name:
+        ranked = rerank.lift(ranked, rerank.best_per_document(by_name, bases, options.lift_named), options.lift_to)
     unique, duplicates = merge.drop_duplicates(ranked)
     pool = unique
     if options.mmr_lambda is not None:
