@@ -107,6 +107,47 @@ def test_a_query_between_two_steps_of_the_names_finishes_their_build_once(monkey
     assert begun == [150] and idx.name_index() is index and idx.load_ms["names"] > 0
 
 
+def test_a_query_during_the_warm_up_of_many_names_goes_without_the_name_leg_and_says_so(monkeypatch):
+    """A large library's names are read by the warm-up; a query that arrives before it has read
+    all but ``NAMES_AT_QUERY`` of them is searched without the name leg (it would wait for all of
+    them), and says so; with few left it finishes the build; with no warm-up under way (the CLI,
+    the Python API) a query reads them itself."""
+    monkeypatch.setattr(names, "NAMES_PER_STEP", 40)
+    monkeypatch.setattr(legs, "NAMES_AT_QUERY", 100)
+    idx = Index(open_store(":memory:"), Provenance(model_id="test-model", dim=DIM))
+    rng = np.random.default_rng(7)
+    for i, text in enumerate(_texts(150)):
+        _add(idx, i, text, rng.standard_normal(DIM).astype(np.float32), name=f"papers/{text.splitlines()[0][:60]}.md")
+    assert not idx.names_later()  # no warm-up: a query builds the index itself
+    steps = idx.warm_steps()
+    assert _through(steps, "lexical") == ["lexical"]
+    assert idx.names_later()  # 150 names left, more than 100
+    assert _through(steps, "names") == ["names"]  # 40 read, 110 left
+    assert idx.names_later()
+    assert _through(steps, "names") == ["names"]  # 80 read, 70 left: a query finishes the build
+    assert not idx.names_later() and idx.name_index() is not None
+    rest = list(steps)
+    assert "names" not in rest and not idx.names_later()
+
+
+def test_retrieval_without_the_name_leg_says_why(embedder, monkeypatch):
+    """The same through retrieval, the way the page's worker marks a warm-up about to start."""
+    from readingroom import Library, NewDocument
+
+    monkeypatch.setattr(legs, "NAMES_AT_QUERY", 1)
+    library = Library.open(":memory:", embedder=embedder)
+    run(library.add([NewDocument("Arsenic and Old Lace.txt", text="The play is set in a parlour in Brooklyn."),
+                     NewDocument("trains.txt", text="The night train leaves the station at eleven.")]))
+    q = "Where does Arsenic and Old Lace take place?"
+    library.index.warm_pending = True
+    later = run(library.retrieve(q))
+    assert "named" not in later.stats and "still being read" in later.stats["names_later"]
+    library.index.warm_pending = False
+    now = run(library.retrieve(q))
+    assert "names_later" not in now.stats and [d["doc_name"] for d in now.stats["named"]] == ["Arsenic and Old Lace.txt"]
+    library.close()
+
+
 def test_the_commonest_terms_are_preloaded(library, monkeypatch):
     idx, _ = library
     monkeypatch.setattr(bm25, "PRELOAD_TERMS", 40)

@@ -61,6 +61,8 @@ export function showDebug(result) {
   if (stats.named?.length) {
     parts.push(el('p', 'debug-named', `Documents named: ${stats.named.map((d) => `${d.doc_name ?? d.doc_id} (${d.words.join(', ')})`).join('; ')}`));
   }
+  // A large library's names not read yet by the warm-up: the name leg sat this question out.
+  if (stats.names_later) parts.push(el('p', 'debug-named', stats.names_later));
   // How the query's syntax was read (syntax.py): said when wrong syntax was read as plain words.
   if (stats.syntax) {
     const { mode, read_as: readAs, note } = stats.syntax;

@@ -25,6 +25,7 @@ from ..records import Hit, Span
 from ..seams import Embedder
 
 SNIPPET_CHARS = 360
+NAMES_LATER = "documents' names still being read: the question was searched without them"
 EVIDENCE_MIN = 50
 
 
@@ -195,6 +196,7 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         floored: list[tuple[int, float]] = []
         named: list[Named] = []
         by_name: list[tuple[int, float]] = []
+        names_later = False  # the name leg left out: the warm-up is still reading the names
         matrix = index.vector_matrix() if qvec is not None else None  # read once for both legs below
         if qvec is not None:
             vec = search.vector_candidates(index.store, qvec, options.candidates, options.filters,
@@ -202,7 +204,9 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
             vec, floored = rerank.floor_vector_leg(vec, options.floor)
         clock.lap("vector")
         if qvec is not None:
-            named, by_name = search.name_candidates(index.store, index.name_index() if options.name_weight > 0 else None,
+            names_later = options.name_weight > 0 and index.names_later()
+            named, by_name = search.name_candidates(index.store, index.name_index() if options.name_weight > 0
+                                                    and not names_later else None,
                                                     qvec, text, options.filters, matrix, options.ef_search)
             clock.lap("names")
         check()
@@ -301,6 +305,8 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
         called = {bases[c].doc_id: bases[c].doc_name for c, _ in by_name if c in bases}
         stats["named"] = [{"doc_id": m.doc_id, "doc_name": called.get(m.doc_id), "share": m.share,
                            "words": list(m.words)} for m in named]
+    if names_later:
+        stats["names_later"] = NAMES_LATER
     if index.mismatch:
         stats["mismatch"] = index.mismatch
     if meaning is not None:

@@ -73,9 +73,10 @@ class WarmUp:
             self._kept["lexical"] = (key, lexicon)
             self.load_ms["lexical"] = _ms_since(t1)
             yield "lexical"
-        # The name leg's index (search/names.py) before the vectors: a query has no other way
-        # to it (0.6-1.3 s for 5,183 names in the page after a reload), while one arriving
-        # before the vectors are read is answered by vec0 (up to ``QUICK_SCANS_UP_TO`` chunks).
+        # The name leg's index (search/names.py) before the vectors: a query arriving before it
+        # is read goes without the leg when many names are left (legs.names_later: 0.6-1.3 s for
+        # 5,183 names in the page after a reload), while one arriving before the vectors are
+        # read is answered by vec0 (up to ``QUICK_SCANS_UP_TO`` chunks).
         yield from self._name_steps(self._key())
         for _ in range(3):  # again, should the library change in a way the read cannot follow
             if self.mismatch or self._kept_now("vectors", self._key())[0]:
