@@ -128,6 +128,10 @@ def test_a_query_during_the_warm_up_of_many_names_goes_without_the_name_leg_and_
     assert not idx.names_later() and idx.name_index() is not None
     rest = list(steps)
     assert "names" not in rest and not idx.names_later()
+    monkeypatch.setattr(legs, "NAMES_UP_TO", 100)  # a library too large for the leg waits for nothing
+    idx.warm_pending = True
+    idx._kept.pop("names")
+    assert not idx.names_later()
 
 
 def test_retrieval_without_the_name_leg_says_why(embedder, monkeypatch):

@@ -205,8 +205,11 @@ class KeptLegs:
         key = self._key()
         if self._kept_now("names", key)[0]:
             return False
+        docs = self.counts()[0]
+        if docs > NAMES_UP_TO:
+            return False  # the leg is off for such a library: nothing to wait for
         build = self._names_build
-        left = self.counts()[0] - (build.read if build is not None and build.key == key else 0)
+        left = docs - (build.read if build is not None and build.key == key else 0)
         return left > NAMES_AT_QUERY
 
     def name_index(self) -> NameIndex | None:
