@@ -92,20 +92,6 @@ def lift(hits: Sequence[Hit], ids: Sequence[int], to_rank: int) -> list[Hit]:
     return order(h.replaced(score=bar) if h.chunk_id in want and h.score < bar else h for h in hits)
 
 
-def best_per_document(leg: Sequence[tuple[int, float]], bases: dict[int, Hit], per_document: int) -> list[int]:
-    """The first ``per_document`` chunk ids of each document in ``leg`` (best first)."""
-    seen: dict[int, int] = {}
-    out = []
-    for cid, _ in leg:
-        if cid not in bases:
-            continue
-        doc = bases[cid].doc_id
-        if seen.get(doc, 0) < per_document:
-            seen[doc] = seen.get(doc, 0) + 1
-            out.append(cid)
-    return out
-
-
 def diversity_cap(hits: Sequence[Hit], key: str, per_key: int, k: int
                   ) -> tuple[list[Hit], list[Hit]]:
     """The best ``k`` hits with at most ``per_key`` sharing a value of ``key``. A capped hit

@@ -241,7 +241,9 @@ async def retrieve(index: Index, embedder: Embedder | None, query: str,
     if options.lift_vector and vec:
         ranked = rerank.lift(ranked, [c for c, _ in vec[:options.lift_vector]], options.lift_to)
     if options.lift_named and by_name:
-        ranked = rerank.lift(ranked, rerank.best_per_document(by_name, bases, options.lift_named), options.lift_to)
+        per_doc, _ = rerank.diversity_cap([bases[c] for c, _ in by_name if c in bases], "doc",
+                                          options.lift_named, len(by_name))
+        ranked = rerank.lift(ranked, [h.chunk_id for h in per_doc], options.lift_to)
     unique, duplicates = merge.drop_duplicates(ranked)
     pool = unique
     if options.mmr_lambda is not None:
