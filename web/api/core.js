@@ -16,7 +16,9 @@ export const state = {
   storageNote: '',
   embedder: null,
   error: null,
-  timings: {}, // ms since navigation start: python, model, ready, retrievalWorker: {phase: ms}
+  // ms since navigation start: python, model, ready, retrievalWorker: {phase: ms}, answerHelper,
+  // firstQuestion and firstAnswer (the first search or question asked, and its result back)
+  timings: {},
 };
 export const mark = (name) => {
   state.timings[name] = Math.round(performance.now());
@@ -34,8 +36,11 @@ export function whenNoQuestion(fn) {
 export const retrieval = (op, args, transfer) => {
   const call = worker.rpc(op, args, transfer);
   if (op === 'query' || op === 'ask') {
+    const first = state.timings.firstQuestion === undefined;
+    if (first) mark('firstQuestion');
     asking.count++;
     const done = () => {
+      if (first) mark('firstAnswer');
       asking.count--;
       if (asking.count === 0) for (const fn of asking.waiting.splice(0)) fn();
     };
