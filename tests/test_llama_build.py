@@ -24,11 +24,12 @@ def test_a_server_killed_by_sigill_fails_in_one_line_naming_binary_and_signal(tm
     binary = _stand_in(tmp_path, "echo 'llama threadpool init, n_threads = 1'; kill -ILL $$")
     t0 = time.monotonic()
     with pytest.raises(RuntimeError) as err:
-        LlamaServer(tmp_path / "model.gguf", binary=binary, timeout=30)
+        LlamaServer(tmp_path / "model.gguf", binary=binary, timeout=900)
     message = str(err.value)
     assert "\n" not in message
     assert str(binary) in message and "SIGILL" in message and "instruction this CPU" in message
-    assert time.monotonic() - t0 < 15  # noticed when it dies, not at the time-out
+    # Noticed when it dies, not at the time-out: a wait that far apart from it needs no quiet machine.
+    assert time.monotonic() - t0 < 300
 
 
 def test_a_second_caller_waits_for_the_compile_under_way_instead_of_starting_one(tmp_path, monkeypatch):
@@ -66,10 +67,10 @@ def test_check_runs_says_the_same_before_any_test_starts_the_server(tmp_path):
 def test_other_signals_and_plain_exits_are_named_too(tmp_path):
     binary = _stand_in(tmp_path, "kill -SEGV $$")
     with pytest.raises(RuntimeError, match="killed by SIGSEGV"):
-        LlamaServer(tmp_path / "model.gguf", binary=binary, timeout=30)
+        LlamaServer(tmp_path / "model.gguf", binary=binary, timeout=900)
     binary = _stand_in(tmp_path, "echo 'error: failed to load model'; exit 1")
     with pytest.raises(RuntimeError, match="exited with 1: error: failed to load model"):
-        LlamaServer(tmp_path / "model.gguf", binary=binary, timeout=30)
+        LlamaServer(tmp_path / "model.gguf", binary=binary, timeout=900)
 
 
 def test_a_cpu_without_avx2_is_refused_by_name_before_the_binary_runs(tmp_path):
