@@ -4,6 +4,8 @@ write to the chunks (followed in the same transaction) they are still FTS5's pos
 are now, without reading the words from FTS5 again."""
 
 import json
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,7 +27,7 @@ def _add(idx: Index, name: str, text: str, heading: tuple[str, ...] = ()) -> Non
                          vectors=np.ones((1, DIM), np.float32), text_hashes=[name])
 
 
-def _library(path=":memory:") -> Index:
+def _build(path=":memory:") -> Index:
     idx = Index(open_store(path), Provenance(model_id="test-model", dim=DIM))
     lines = (SCIFACT / "corpus.jsonl").read_text("utf-8").splitlines()[:500]
     for i, d in enumerate(map(json.loads, lines)):
@@ -35,6 +37,24 @@ def _library(path=":memory:") -> Index:
     for doc_id in (3, 40, 41):
         idx.delete_document(doc_id)
     return idx
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The 500-abstract library written once to a file (each write its own transaction: ~40 s
+    on a slow 2-core machine); each test below gets its own copy."""
+    path = tmp_path_factory.mktemp("kept") / "library.sqlite"
+    _build(path).store.close()
+    return path
+
+
+@pytest.fixture
+def library_copy(built, tmp_path):
+    def copy(name: str = "lib.sqlite") -> tuple[Index, Path]:
+        path = tmp_path / name
+        shutil.copyfile(built, path)
+        return Index(open_store(path), Provenance(model_id="test-model", dim=DIM)), path
+    return copy
 
 
 def _fts5(idx: Index, term: str) -> bm25.Postings:
@@ -55,10 +75,12 @@ def _small_library(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def kept():
+def kept(built, tmp_path_factory):
+    path = tmp_path_factory.mktemp("kept") / "kept.sqlite"
+    shutil.copyfile(built, path)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(sqlite_postings, "KEEP_FROM_CHUNKS", KEEP_FROM)
-        idx = _library()
+        idx = Index(open_store(path), Provenance(model_id="test-model", dim=DIM))
         assert idx.keep_postings() is None  # 500 chunks: too small to need them
         assert not sqlite_postings.kept(idx.store)
         done = idx.keep_postings(least_chunks=0)
@@ -110,8 +132,8 @@ def _same_as_fts5(idx: Index, terms: list[str]) -> None:
         assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist(), term
 
 
-def test_after_any_write_the_kept_rows_read_back_as_fts5_has_them_now(tmp_path, monkeypatch):
-    idx = _library(tmp_path / "lib.sqlite")
+def test_after_any_write_the_kept_rows_read_back_as_fts5_has_them_now(library_copy, monkeypatch):
+    idx, _ = library_copy()
     assert idx.keep_postings(least_chunks=0)["words"] > 10
     terms = _kept_terms(idx)
     rows = idx.store.query("SELECT term, chunks, first, gaps, counts FROM term_postings ORDER BY term")
@@ -141,8 +163,8 @@ def test_after_any_write_the_kept_rows_read_back_as_fts5_has_them_now(tmp_path, 
     idx.store.close()
 
 
-def test_past_so_many_chunks_written_since_the_words_are_kept_afresh(tmp_path, monkeypatch):
-    idx = _library(tmp_path / "lib.sqlite")
+def test_past_so_many_chunks_written_since_the_words_are_kept_afresh(library_copy, monkeypatch):
+    idx, _ = library_copy()
     assert idx.keep_postings(least_chunks=0)["words"] > 10
     terms = _kept_terms(idx)
     monkeypatch.setattr(sqlite_postings, "SINCE_AT_MOST", 3)
@@ -166,9 +188,8 @@ def test_past_so_many_chunks_written_since_the_words_are_kept_afresh(tmp_path, m
     idx.store.close()
 
 
-def test_a_library_from_before_the_table_gets_it_when_opened(tmp_path):
-    path = tmp_path / "old.sqlite"
-    idx = _library(path)
+def test_a_library_from_before_the_table_gets_it_when_opened(library_copy):
+    idx, path = library_copy("old.sqlite")
     idx.store.execute_script("DROP TRIGGER chunks_insert_follows_postings; DROP TRIGGER chunks_delete_follows_postings;"
                              "DROP TABLE term_postings; DROP TABLE postings_since; DROP TABLE chunks_fts_since")
     idx.store.close()
@@ -181,10 +202,9 @@ def test_a_library_from_before_the_table_gets_it_when_opened(tmp_path):
     again.store.close()
 
 
-def test_a_library_an_earlier_version_kept_follows_writes_once_opened_here(tmp_path):
+def test_a_library_an_earlier_version_kept_follows_writes_once_opened_here(library_copy):
     """Its triggers emptied the table on every write: they are replaced when it is opened."""
-    path = tmp_path / "earlier.sqlite"
-    idx = _library(path)
+    idx, path = library_copy("earlier.sqlite")
     assert idx.keep_postings(least_chunks=0)["words"] > 10
     idx.store.execute_script("""
         DROP TRIGGER chunks_insert_follows_postings; DROP TRIGGER chunks_delete_follows_postings;
@@ -220,10 +240,10 @@ def test_ids_far_apart_and_counts_past_a_byte_keep_their_exact_values(ids, width
     idx.store.close()
 
 
-def test_the_warm_up_of_a_large_library_keeps_again_the_rows_that_are_missing(tmp_path, monkeypatch):
+def test_the_warm_up_of_a_large_library_keeps_again_the_rows_that_are_missing(library_copy, monkeypatch):
     from readingroom.store import legs
 
-    idx = _library(tmp_path / "lib.sqlite")
+    idx, _ = library_copy()
     assert idx.keep_postings(least_chunks=0)["words"] > 10
     chosen = [t for (t,) in idx.store.query("SELECT term FROM kept_terms")]
     _add(idx, "new", "cancer cells grow in the new document " * 3)
