@@ -135,11 +135,17 @@ async function boot() {
 
   manifest = await (await fetch('build-manifest.json')).json();
   state.version = manifest.version;
-  setupOffline(manifest.version, (change) => {
+  const offline = () => setupOffline(manifest.version, (change) => {
     if ('offlineReady' in change) state.offlineReady = change.offlineReady;
     view.showOffline(change);
     showState();
   });
+  // A first visit's service worker fetches, hashes and stores every asset for offline use; begun
+  // with the start it took ~1.5-2 s of the cores the start needs (a fresh context on 2 slow cores,
+  // 2026-12-01: ready at 6.4-6.9 s with no service worker, 7.5-8.8 s with it). So a page no worker
+  // controls yet registers it once the start is over (ready or failed); a controlled page at once.
+  const offlineAfterStart = !navigator.serviceWorker?.controller;
+  if (!offlineAfterStart) offline();
   const storage = new URLSearchParams(location.search).get('storage') === 'memory' ? 'memory' : 'opfs';
   const { dim, max_tokens, id } = manifest.model;
   state.dim = dim;
@@ -162,7 +168,9 @@ async function boot() {
       libraryUp(s);
       return s;
     }, explain('python', 'Python could not start')),
-  ]);
+  ]).finally(() => {
+    if (offlineAfterStart) offline();
+  });
   if (state.state === 'words') state.state = 'ready';
   mark('ready');
   view.setStep('ready', 'done', `${(state.timings.ready / 1000).toFixed(1)} s`);
