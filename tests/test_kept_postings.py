@@ -27,8 +27,17 @@ def _add(idx: Index, name: str, text: str, heading: tuple[str, ...] = ()) -> Non
                          vectors=np.ones((1, DIM), np.float32), text_hashes=[name])
 
 
-def _build(path=":memory:") -> Index:
-    idx = Index(open_store(path), Provenance(model_id="test-model", dim=DIM))
+def _open(path) -> Index:
+    return Index(open_store(path), Provenance(model_id="test-model", dim=DIM))
+
+
+def _copy(built: Path, path: Path) -> Index:
+    shutil.copyfile(built, path)
+    return _open(path)
+
+
+def _build(path: Path) -> Index:
+    idx = _open(path)
     lines = (SCIFACT / "corpus.jsonl").read_text("utf-8").splitlines()[:500]
     for i, d in enumerate(map(json.loads, lines)):
         _add(idx, f"s{i}", f"{d['title']}\n\n{d['text']}", ("Methods", "Cancer cells") if i % 7 == 0 else ())
@@ -51,9 +60,7 @@ def built(tmp_path_factory) -> Path:
 @pytest.fixture
 def library_copy(built, tmp_path):
     def copy(name: str = "lib.sqlite") -> tuple[Index, Path]:
-        path = tmp_path / name
-        shutil.copyfile(built, path)
-        return Index(open_store(path), Provenance(model_id="test-model", dim=DIM)), path
+        return _copy(built, tmp_path / name), tmp_path / name
     return copy
 
 
@@ -76,11 +83,9 @@ def _small_library(monkeypatch):
 
 @pytest.fixture(scope="module")
 def kept(built, tmp_path_factory):
-    path = tmp_path_factory.mktemp("kept") / "kept.sqlite"
-    shutil.copyfile(built, path)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(sqlite_postings, "KEEP_FROM_CHUNKS", KEEP_FROM)
-        idx = Index(open_store(path), Provenance(model_id="test-model", dim=DIM))
+        idx = _copy(built, tmp_path_factory.mktemp("kept") / "kept.sqlite")
         assert idx.keep_postings() is None  # 500 chunks: too small to need them
         assert not sqlite_postings.kept(idx.store)
         done = idx.keep_postings(least_chunks=0)
@@ -193,7 +198,7 @@ def test_a_library_from_before_the_table_gets_it_when_opened(library_copy):
     idx.store.execute_script("DROP TRIGGER chunks_insert_follows_postings; DROP TRIGGER chunks_delete_follows_postings;"
                              "DROP TABLE term_postings; DROP TABLE postings_since; DROP TABLE chunks_fts_since")
     idx.store.close()
-    again = Index(open_store(path), Provenance(model_id="test-model", dim=DIM))
+    again = _open(path)
     assert again.keep_postings(least_chunks=0)["words"] > 10
     _add(again, "later", "cancer")
     assert sqlite_postings.written_since(again.store) == 1  # its triggers came with it
@@ -214,7 +219,7 @@ def test_a_library_an_earlier_version_kept_follows_writes_once_opened_here(libra
         CREATE TRIGGER chunks_delete_clears_postings AFTER DELETE ON chunks
         WHEN EXISTS (SELECT 1 FROM term_postings) BEGIN DELETE FROM term_postings; END;""")
     idx.store.close()
-    again = Index(open_store(path), Provenance(model_id="test-model", dim=DIM))
+    again = _open(path)
     terms = _kept_terms(again)
     _add(again, "later", "cancer cells")
     assert _kept_terms(again) == terms and sqlite_postings.written_since(again.store) == 1
@@ -231,7 +236,7 @@ def test_ids_far_apart_and_counts_past_a_byte_keep_their_exact_values(ids, width
     assert len(sqlite_postings.pack(many)[3]) == 4  # past the one-byte packing: int32
     assert sqlite_postings.pack(" ".join(["3"] * 1024)) is None  # 1,024 headings: past both
     assert sqlite_postings.pack("") is None
-    idx = Index(open_store(":memory:"), Provenance(model_id="test-model", dim=DIM))
+    idx = _open(":memory:")
     for term, row in (("w", (n, first, gaps, counts)), ("many", sqlite_postings.pack(many))):
         idx.store.query(sqlite_postings.PUT, (term, *row))
     got_ids, f = sqlite_postings.read(idx.store, "w")
