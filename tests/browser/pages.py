@@ -56,6 +56,24 @@ def wait_ready(pg) -> dict:
     return pg.evaluate("async () => { await window.readingroom.ready; return window.readingroom.status(); }")
 
 
+# The library's database file as stored, as base64: Playwright hands a byte array over as a JSON
+# list of numbers, ~35 s for the few MB of a small library on a slow 2-core machine; base64 takes
+# well under a second.
+EXPORT_B64 = """async () => {
+    const bytes = await window.readingroom.debug.exportDatabase();
+    let text = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(text);
+}"""
+
+
+def exported_database(pg) -> bytes:
+    """The page's library database file, byte for byte as exportDatabase() gives it."""
+    import base64
+
+    return base64.b64decode(pg.evaluate(EXPORT_B64))
+
+
 def screenshot(pg, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

@@ -9,7 +9,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from pages import screenshot, wait_for_api, wait_ready, wait_until
+from pages import exported_database, screenshot, wait_for_api, wait_ready, wait_until
 
 WAIT_MS = 120_000
 
@@ -41,7 +41,7 @@ def consistent(page) -> dict:
     assert status["documents"] == len(docs)
     assert status["chunks"] == sum(d["chunks"] for d in docs)
     assert all(d["chunks"] >= 1 for d in docs)
-    data = bytes(page.evaluate("async () => Array.from(await window.readingroom.debug.exportDatabase())"))
+    data = exported_database(page)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "library.sqlite"
         path.write_bytes(data)
@@ -77,6 +77,8 @@ def test_embedder_killed_mid_ingest_leaves_that_batch_pending_restarts_and_recov
     assert sum(o["pending"] for o in outcomes.values()) == sum(o["chunks"] for o in outcomes.values()) - 64
     stored = consistent(page)
     assert set(stored) == {"kettle.md", "glacier.md", "bread.md", "tides.md"}
+    # The restart loads the model again (seconds): addDocuments does not wait for it, the page does.
+    wait_until(page, "async () => (await window.readingroom.status()).embedderRestarts === 1", WAIT_MS / 1000)
     status = page.evaluate("() => window.readingroom.status()")
     assert status["embedderRestarts"] == 1 and status["embedder"]["model"] == "all-MiniLM-L6-v2"
     assert page.locator("#embedder-problem").is_hidden()

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from helpers import OtherModel, run
-from pages import wait_for_api, wait_until
+from pages import exported_database, wait_for_api, wait_until
 from readingroom import Library
 from test_states import (BUNDLES, BY_KEY, OTHER_MODEL_DOCS, Model, check_database, predict_add,
                          predict_merge)
@@ -109,14 +109,6 @@ def index_files(embedder, tmp_path_factory) -> dict[str, str]:
 IMPORT_B64 = """async ([b64, asBundle]) => {
     const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
     return window.readingroom.importIndex(bytes, asBundle === null ? {} : {asBundle});
-}"""
-
-
-EXPORT_B64 = """async () => {
-    const bytes = await window.readingroom.debug.exportDatabase();
-    let text = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    return btoa(text);
 }"""
 
 
@@ -258,7 +250,7 @@ class Replay:
         assert (status["pending"] or {}).get("pending_chunks", 0) == self.pending
         if not docs:
             assert status["reason"] == NO_DOCUMENTS, status
-        data = base64.b64decode(self.js(EXPORT_B64))
+        data = exported_database(self.page)
         from readingroom._compat._not_in_pyodide import NativeStore
 
         with tempfile.TemporaryDirectory() as tmp:

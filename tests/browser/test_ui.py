@@ -14,7 +14,7 @@ import pytest
 from fpdf import FPDF
 
 from helpers import run
-from pages import screenshot, wait_ready, wait_until
+from pages import exported_database, screenshot, wait_ready, wait_until
 from stand_in_chat import StandInChat
 
 WAIT_MS = 120_000
@@ -466,8 +466,7 @@ def test_the_chat_api_key_goes_only_into_the_authorization_header(context, site,
         # More library work after the key is set: it must not reach the database either.
         pg.evaluate("(d) => window.readingroom.addDocuments(d)", [
             {"name": "bread.md", "text": "# Bread\n\nSourdough needs a long, cold proof overnight."}])
-        database = pg.evaluate("async () => Array.from(await window.readingroom.debug.exportDatabase())")
-        database = bytes(database)
+        database = exported_database(pg)
     finally:
         server.close()
 

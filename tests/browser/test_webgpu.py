@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pages import open_app, wait_until
+from pages import exported_database, open_app, wait_until
 
 CHROMIUM = "/usr/bin/chromium"
 GPU_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -82,7 +82,7 @@ def stored_vectors(pg) -> dict:
     import apsw
     import sqlite_vec
 
-    data = bytes(pg.evaluate("async () => Array.from(await window.readingroom.debug.exportDatabase())"))
+    data = exported_database(pg)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "library.sqlite"
         path.write_bytes(data)

@@ -122,6 +122,23 @@ export function cosines(a, b, rows, dim) {
 }
 
 /**
+ * The agreement texts' vectors from WebGPU, flat in their order: the longest text alone and the
+ * others padded together in one batch (which still checks that padding is masked out as on
+ * wasm). Padded token slots are what a software adapter pays for (~0.15 s each on SwiftShader):
+ * one batch padded to the longest text was 6 x 71 = 426 slots and took ~60 s, these two 181.
+ */
+async function agreementVectors(runner, rows, dim) {
+  const longest = rows.reduce((best, row, i) => (row.length > rows[best].length ? i : best), 0);
+  const others = rows.map((_, i) => i).filter((i) => i !== longest);
+  const out = new Float32Array(rows.length * dim);
+  const short = await runner.compute(others.map((i) => rows[i]));
+  others.forEach((i, r) => out.set(short.subarray(r * dim, (r + 1) * dim), i * dim));
+  const long = await runner.compute([rows[longest]]);
+  out.set(long.subarray(0, dim), longest * dim);
+  return out;
+}
+
+/**
  * The decision, made once per embedding worker, and what came of it (`info`, shown in status()).
  *
  *   mode          the page's switch (webgpuMode)
@@ -163,7 +180,7 @@ export function webgpuChooser({ mode, spawn, tokenRows, wasmVectors, join, useWa
       if (fault?.skew) await runner.call('fault', { skew: true });
       info.state = 'checking';
       const rows = await tokenRows(AGREEMENT_TEXTS);
-      const [gpu, cpu] = await Promise.all([runner.compute(rows), wasmVectors(rows)]);
+      const [gpu, cpu] = await Promise.all([agreementVectors(runner, rows, dim), wasmVectors(rows)]);
       info.cosines = cosines(gpu, cpu, rows.length, dim).map((c) => Number(c.toFixed(6)));
     } catch (err) {
       runner.stop(err?.message ?? String(err));
