@@ -131,10 +131,10 @@ async function agreementVectors(runner, rows, dim) {
   const longest = rows.reduce((best, row, i) => (row.length > rows[best].length ? i : best), 0);
   const others = rows.map((_, i) => i).filter((i) => i !== longest);
   const out = new Float32Array(rows.length * dim);
-  const short = await runner.compute(others.map((i) => rows[i]));
-  others.forEach((i, r) => out.set(short.subarray(r * dim, (r + 1) * dim), i * dim));
-  const long = await runner.compute([rows[longest]]);
-  out.set(long.subarray(0, dim), longest * dim);
+  for (const batch of [others, [longest]]) {
+    const vectors = await runner.compute(batch.map((i) => rows[i]));
+    batch.forEach((i, r) => out.set(vectors.subarray(r * dim, (r + 1) * dim), i * dim));
+  }
   return out;
 }
 
